@@ -1,0 +1,62 @@
+package rest
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Config is everything `pome serve` can be told; cmd/pome fills it from
+// flags, POME_* env and the config file.
+type Config struct {
+	// Addr is the listen address (default 127.0.0.1:7070).
+	Addr string
+	// PublicURL is the base URL put in responses (default http:// + Addr).
+	PublicURL string
+	// RedisURL selects the Redis store; empty means the in-memory store.
+	RedisURL string
+	// TTL is a sandbox's default lifetime (default 30m).
+	TTL time.Duration
+	// Retention is how long a stopped sandbox stays readable (default 24h).
+	Retention time.Duration
+	// MaxTwins per sandbox (default 3).
+	MaxTwins int
+	// SandboxQuota is the number of open sandboxes per team (default 1000).
+	SandboxQuota int
+	// MaxBodyBytes limits request bodies (default 10 MiB).
+	MaxBodyBytes int64
+	// Teams maps a team name to its API keys, given in the clear by the
+	// operator and hashed at start. Empty: a team "default" with one
+	// generated key, printed once.
+	Teams map[string][]string
+	// RateLimits is requests per minute per sandbox for each twin (0: off).
+	RateLimits map[string]int
+	// Pprof mounts net/http/pprof at /debug/pprof/.
+	Pprof bool
+	// Logger receives the server's log lines (nil: discard).
+	Logger *slog.Logger
+}
+
+// Defaults fills unset fields with the documented defaults.
+func (c *Config) Defaults() {
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:7070"
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.Addr
+	}
+	if c.TTL <= 0 {
+		c.TTL = 30 * time.Minute
+	}
+	if c.Retention <= 0 {
+		c.Retention = 24 * time.Hour
+	}
+	if c.MaxTwins <= 0 {
+		c.MaxTwins = 3
+	}
+	if c.SandboxQuota <= 0 {
+		c.SandboxQuota = 1000
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 10 << 20
+	}
+}

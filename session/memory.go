@@ -1,0 +1,350 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/pomehq/pome/tape"
+	"github.com/pomehq/pome/twins"
+)
+
+// MemoryStore keeps everything in this process: the embedded default. Each
+// sandbox has its own locks, so one sandbox's traffic never waits on
+// another's; the store-wide lock is held only to find a sandbox.
+type MemoryStore struct {
+	now func() time.Time
+
+	mu        sync.RWMutex
+	sandboxes map[string]*memSandbox
+	teams     map[string]*memTeam
+
+	stop chan struct{}
+	once sync.Once
+}
+
+type memSandbox struct {
+	mu    sync.RWMutex // guards sb
+	sb    Sandbox
+	twins map[string]*memTwin
+}
+
+type memTwin struct {
+	mu    sync.RWMutex // guards world
+	world any
+	seed  []byte
+
+	tapeMu sync.Mutex
+	rows   []tape.Row
+}
+
+type memTeam struct {
+	created   int
+	twins     int
+	evals     int
+	summaries map[string]Summary
+}
+
+// NewMemoryStore returns an empty in-memory store that sweeps expired
+// sandboxes every sweep interval (0: one minute).
+func NewMemoryStore(now func() time.Time, sweep time.Duration) *MemoryStore {
+	if now == nil {
+		now = time.Now
+	}
+	if sweep <= 0 {
+		sweep = time.Minute
+	}
+	s := &MemoryStore{now: now, sandboxes: map[string]*memSandbox{}, teams: map[string]*memTeam{}, stop: make(chan struct{})}
+	go s.sweepLoop(sweep)
+	return s
+}
+
+func (s *MemoryStore) sweepLoop(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.Sweep()
+		}
+	}
+}
+
+// Sweep deletes sandboxes whose retention has passed, as key expiry does in
+// Redis.
+func (s *MemoryStore) Sweep() {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, ms := range s.sandboxes {
+		ms.mu.RLock()
+		gone := !now.Before(ms.sb.RetainUntil)
+		ms.mu.RUnlock()
+		if gone {
+			delete(s.sandboxes, id)
+		}
+	}
+	for _, t := range s.teams {
+		for id, sum := range t.summaries {
+			if now.Sub(sum.ExpiresAt) > 7*24*time.Hour {
+				delete(t.summaries, id)
+			}
+		}
+	}
+}
+
+func (s *MemoryStore) team(name string) *memTeam {
+	t := s.teams[name]
+	if t == nil {
+		t = &memTeam{summaries: map[string]Summary{}}
+		s.teams[name] = t
+	}
+	return t
+}
+
+// live returns the sandbox if its keys still exist.
+func (s *MemoryStore) live(id string) (*memSandbox, bool) {
+	s.mu.RLock()
+	ms, ok := s.sandboxes[id]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	ms.mu.RLock()
+	gone := !s.now().Before(ms.sb.RetainUntil)
+	ms.mu.RUnlock()
+	return ms, !gone
+}
+
+func (s *MemoryStore) openCount(team string, now time.Time) int {
+	n := 0
+	for _, ms := range s.sandboxes {
+		ms.mu.RLock()
+		if ms.sb.Team == team && ms.sb.State == StateReady && now.Before(ms.sb.ExpiresAt) {
+			n++
+		}
+		ms.mu.RUnlock()
+	}
+	return n
+}
+
+func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]SeedWorld, quota int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.sandboxes[sb.ID]; ok {
+		return ErrExists
+	}
+	now := s.now()
+	if quota > 0 && s.openCount(sb.Team, now) >= quota {
+		return ErrQuota
+	}
+	ms := &memSandbox{sb: *sb, twins: map[string]*memTwin{}}
+	for name, w := range worlds {
+		ms.twins[name] = &memTwin{world: w.World, seed: w.Doc}
+	}
+	s.sandboxes[sb.ID] = ms
+	t := s.team(sb.Team)
+	t.created++
+	t.twins += len(sb.Twins)
+	t.summaries[sb.ID] = summaryOf(sb)
+	return nil
+}
+
+func summaryOf(sb *Sandbox) Summary {
+	return Summary{ID: sb.ID, Twins: sb.Twins, State: sb.State, CreatedAt: sb.CreatedAt, ExpiresAt: sb.ExpiresAt, StoppedAt: sb.StoppedAt}
+}
+
+func (s *MemoryStore) Get(ctx context.Context, id string) (*Sandbox, error) {
+	ms, ok := s.live(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	ms.mu.RLock()
+	defer ms.mu.RUnlock()
+	cp := ms.sb
+	return &cp, nil
+}
+
+func (s *MemoryStore) List(ctx context.Context, team string) ([]*Sandbox, error) {
+	s.mu.RLock()
+	t := s.teams[team]
+	var out []*Sandbox
+	if t != nil {
+		for id, sum := range t.summaries {
+			if ms, ok := s.sandboxes[id]; ok {
+				ms.mu.RLock()
+				if s.now().Before(ms.sb.RetainUntil) {
+					cp := ms.sb
+					out = append(out, &cp)
+					ms.mu.RUnlock()
+					continue
+				}
+				ms.mu.RUnlock()
+			}
+			out = append(out, fromSummary(team, sum))
+		}
+	}
+	s.mu.RUnlock()
+	sortNewestFirst(out)
+	return out, nil
+}
+
+// fromSummary rebuilds the record of a sandbox whose keys are gone.
+func fromSummary(team string, sum Summary) *Sandbox {
+	state := sum.State
+	if state == StateReady {
+		state = StateExpired
+	}
+	return &Sandbox{ID: sum.ID, Team: team, Twins: sum.Twins, State: state, CreatedAt: sum.CreatedAt, ExpiresAt: sum.ExpiresAt, StoppedAt: sum.StoppedAt}
+}
+
+func sortNewestFirst(list []*Sandbox) {
+	sort.SliceStable(list, func(i, j int) bool {
+		if !list[i].CreatedAt.Equal(list[j].CreatedAt) {
+			return list[i].CreatedAt.After(list[j].CreatedAt)
+		}
+		return list[i].ID > list[j].ID
+	})
+}
+
+func (s *MemoryStore) Stop(ctx context.Context, id string, at, retainUntil time.Time) (*Sandbox, error) {
+	ms, ok := s.live(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	ms.mu.Lock()
+	if ms.sb.State == StateReady {
+		at := at.UTC()
+		ms.sb.State = StateStopped
+		ms.sb.StoppedAt = &at
+		ms.sb.RetainUntil = retainUntil
+	}
+	cp := ms.sb
+	ms.mu.Unlock()
+	s.mu.Lock()
+	if t := s.teams[cp.Team]; t != nil {
+		t.summaries[id] = summaryOf(&cp)
+	}
+	s.mu.Unlock()
+	return &cp, nil
+}
+
+func (s *MemoryStore) Discard(ctx context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ms, ok := s.sandboxes[id]
+	if !ok {
+		return ErrNotFound
+	}
+	delete(s.sandboxes, id)
+	if t := s.teams[ms.sb.Team]; t != nil {
+		delete(t.summaries, id)
+	}
+	return nil
+}
+
+func (s *MemoryStore) twin(sb *Sandbox, name string) (*memTwin, error) {
+	ms, ok := s.live(sb.ID)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	mt, ok := ms.twins[name]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return mt, nil
+}
+
+func (s *MemoryStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, write bool, fn UpdateFunc) error {
+	mt, err := s.twin(sb, tw.Name)
+	if err != nil {
+		return err
+	}
+	if write {
+		mt.mu.Lock()
+		defer mt.mu.Unlock()
+	} else {
+		mt.mu.RLock()
+		defer mt.mu.RUnlock()
+	}
+	_, err = fn(mt.world)
+	return err
+}
+
+func (s *MemoryStore) State(ctx context.Context, sb *Sandbox, twin string) ([]byte, error) {
+	mt, err := s.twin(sb, twin)
+	if err != nil {
+		return nil, err
+	}
+	mt.mu.RLock()
+	defer mt.mu.RUnlock()
+	return json.Marshal(mt.world)
+}
+
+func (s *MemoryStore) Seed(ctx context.Context, sb *Sandbox, twin string) ([]byte, error) {
+	mt, err := s.twin(sb, twin)
+	if err != nil {
+		return nil, err
+	}
+	return mt.seed, nil
+}
+
+func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (int64, error) {
+	mt, err := s.twin(sb, row.Twin)
+	if err != nil {
+		return 0, err
+	}
+	mt.tapeMu.Lock()
+	defer mt.tapeMu.Unlock()
+	row.Seq = int64(len(mt.rows)) + 1
+	mt.rows = append(mt.rows, *row)
+	return row.Seq, nil
+}
+
+func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([]tape.Row, error) {
+	mt, err := s.twin(sb, twin)
+	if err != nil {
+		return nil, err
+	}
+	mt.tapeMu.Lock()
+	defer mt.tapeMu.Unlock()
+	if after < 0 {
+		after = 0
+	}
+	if after >= int64(len(mt.rows)) {
+		return []tape.Row{}, nil
+	}
+	rows := mt.rows[after:]
+	if limit > 0 && len(rows) > limit {
+		rows = rows[:limit]
+	}
+	return append([]tape.Row(nil), rows...), nil
+}
+
+func (s *MemoryStore) Usage(ctx context.Context, team string) (Usage, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	u := Usage{Team: team, SandboxesOpen: s.openCount(team, s.now())}
+	if t := s.teams[team]; t != nil {
+		u.SandboxesCreated, u.TwinsStarted, u.Evals = t.created, t.twins, t.evals
+	}
+	return u, nil
+}
+
+func (s *MemoryStore) CountEval(ctx context.Context, team string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.team(team).evals++
+	return nil
+}
+
+func (s *MemoryStore) Ping(ctx context.Context) error { return nil }
+
+func (s *MemoryStore) Close() error {
+	s.once.Do(func() { close(s.stop) })
+	return nil
+}

@@ -1,0 +1,152 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/pomehq/pome/tape"
+	"github.com/pomehq/pome/twins"
+)
+
+// Sandbox states.
+const (
+	StateReady   = "ready"
+	StateStopped = "stopped"
+	StateExpired = "expired"
+)
+
+// Sandbox is the stored record of one sandbox. Token fields hold hashes.
+type Sandbox struct {
+	ID        string     `json:"id"`
+	Team      string     `json:"team"`
+	Twins     []string   `json:"twins"`
+	State     string     `json:"state"`
+	CreatedAt time.Time  `json:"created_at"`
+	ExpiresAt time.Time  `json:"expires_at"`
+	StoppedAt *time.Time `json:"stopped_at,omitempty"`
+	// RetainUntil is when every key of the sandbox goes away: ExpiresAt
+	// while ready, StoppedAt + retention once stopped.
+	RetainUntil time.Time `json:"retain_until"`
+	// ClockStart fixes the sandbox clock's origin (seed "clock").
+	ClockStart *time.Time `json:"clock_start,omitempty"`
+	TaskSource string     `json:"task_source,omitempty"`
+
+	AuthHash       string            `json:"auth_hash"`
+	AgentHash      string            `json:"agent_hash"`
+	ProviderHashes map[string]string `json:"provider_hashes"`
+}
+
+// HasTwin reports whether the sandbox runs the twin.
+func (s *Sandbox) HasTwin(name string) bool {
+	for _, t := range s.Twins {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Now is the sandbox clock: wall time, or, with a seeded clock, the seeded
+// start plus the time elapsed since creation.
+func (s *Sandbox) Now(wall time.Time) time.Time {
+	if s.ClockStart == nil {
+		return wall.UTC()
+	}
+	return s.ClockStart.Add(wall.Sub(s.CreatedAt)).UTC()
+}
+
+// EffectiveState is the state as of now (a ready sandbox past its expiry is
+// expired).
+func (s *Sandbox) EffectiveState(now time.Time) string {
+	if s.State == StateReady && !now.Before(s.ExpiresAt) {
+		return StateExpired
+	}
+	return s.State
+}
+
+// Summary is what a team index keeps about a sandbox after its keys are gone,
+// so that listing can still say "expired".
+type Summary struct {
+	ID        string     `json:"id"`
+	Twins     []string   `json:"twins"`
+	State     string     `json:"state"`
+	CreatedAt time.Time  `json:"created_at"`
+	ExpiresAt time.Time  `json:"expires_at"`
+	StoppedAt *time.Time `json:"stopped_at,omitempty"`
+}
+
+// SeedWorld is one twin's initial world: the decoded object (the memory
+// store keeps it live) and its JSON document (kept as the seed, and as the
+// state in stores that serialise).
+type SeedWorld struct {
+	World any
+	Doc   []byte
+}
+
+// Usage counts what a team used in the current period.
+type Usage struct {
+	Team             string    `json:"team"`
+	PeriodStart      time.Time `json:"period_start"`
+	SandboxesOpen    int       `json:"sandboxes_open"`
+	SandboxesCreated int       `json:"sandboxes_created"`
+	SandboxesQuota   int       `json:"sandboxes_quota"`
+	TwinsStarted     int       `json:"twins_started"`
+	Evals            int       `json:"evals"`
+}
+
+// Store errors.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrQuota    = errors.New("quota exceeded")
+	ErrExists   = errors.New("already exists")
+)
+
+// UpdateFunc runs on a twin's world and reports whether it changed it.
+type UpdateFunc func(world any) (mutated bool, err error)
+
+// Store keeps sandboxes, twin worlds and tapes. Every backend passes the
+// same conformance suite (storetest).
+type Store interface {
+	// Create stores a new sandbox and its twins' seed worlds, atomically
+	// refusing with ErrQuota when the team already has quota sandboxes
+	// ready (quota <= 0: no limit). It counts the creation in usage.
+	Create(ctx context.Context, sb *Sandbox, worlds map[string]SeedWorld, quota int) error
+	// Get returns a stored sandbox or ErrNotFound (also once its keys are
+	// gone).
+	Get(ctx context.Context, id string) (*Sandbox, error)
+	// List returns the team's sandboxes, newest first, including summaries
+	// of expired ones whose keys are gone (as records with State expired).
+	List(ctx context.Context, team string) ([]*Sandbox, error)
+	// Stop marks a ready sandbox stopped at `at`, keeping every key until
+	// retainUntil. Stopping a stopped sandbox is a no-op.
+	Stop(ctx context.Context, id string, at, retainUntil time.Time) (*Sandbox, error)
+	// Discard deletes every key of the sandbox now, and its index entry.
+	Discard(ctx context.Context, id string) error
+
+	// Update runs fn on the twin's current world. With write, a run that
+	// reports mutated is persisted so that no concurrent update is lost
+	// (fn may run more than once on backends that retry); without write,
+	// fn must not change the world.
+	Update(ctx context.Context, sb *Sandbox, twin *twins.Twin, write bool, fn UpdateFunc) error
+	// State returns the twin's current world document.
+	State(ctx context.Context, sb *Sandbox, twin string) ([]byte, error)
+	// Seed returns the twin's seed world document.
+	Seed(ctx context.Context, sb *Sandbox, twin string) ([]byte, error)
+
+	// Append stores a tape row, assigning the next gap-free seq of that
+	// twin's tape, and returns it.
+	Append(ctx context.Context, sb *Sandbox, row *tape.Row) (int64, error)
+	// Tape returns the rows with seq > after, oldest first, at most limit
+	// (limit <= 0: all).
+	Tape(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([]tape.Row, error)
+
+	// Usage reports the team's counters; open counts ready sandboxes.
+	Usage(ctx context.Context, team string) (Usage, error)
+	// CountEval adds one graded evaluation to the team's usage.
+	CountEval(ctx context.Context, team string) error
+
+	// Ping fails when the backend is unreachable.
+	Ping(ctx context.Context) error
+	Close() error
+}

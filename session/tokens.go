@@ -1,0 +1,89 @@
+package session
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"strings"
+)
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// randomString returns n characters drawn uniformly from alphabet using
+// crypto/rand (rejection sampling, so no modulo bias).
+func randomString(n int, alphabet string) string {
+	out := make([]byte, n)
+	buf := make([]byte, n*2)
+	limit := byte(256 - 256%len(alphabet))
+	i := 0
+	for i < n {
+		if _, err := rand.Read(buf); err != nil {
+			panic("crypto/rand: " + err.Error())
+		}
+		for _, b := range buf {
+			if b >= limit {
+				continue
+			}
+			out[i] = alphabet[int(b)%len(alphabet)]
+			i++
+			if i == n {
+				break
+			}
+		}
+	}
+	return string(out)
+}
+
+// NewSandboxID returns "ses_" + 16 base62 characters.
+func NewSandboxID() string { return "ses_" + randomString(16, base62) }
+
+// NewAPIKey returns a team API key, "pme_" + 32 base62 characters.
+func NewAPIKey() string { return "pme_" + randomString(32, base62) }
+
+func newAuthToken() string  { return "pst_" + randomString(40, base62) }
+func newAgentToken() string { return "pat_" + randomString(40, base62) }
+
+// NewProviderToken returns a vendor-shaped credential for a twin whose
+// tokens start with prefix.
+func NewProviderToken(prefix string) string {
+	switch prefix {
+	case "xoxb-":
+		return "xoxb-" + randomString(12, "0123456789") + "-" + randomString(13, "0123456789") + "-" + randomString(24, base62)
+	case "ya29.":
+		return "ya29." + randomString(120, base62+"-_")
+	case "sk_test_":
+		return "sk_test_" + randomString(99, base62)
+	default:
+		return prefix + randomString(36, base62)
+	}
+}
+
+// HashToken is how every token and key is stored: never in the clear.
+func HashToken(tok string) string {
+	sum := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(sum[:])
+}
+
+// tokenMatches compares a presented token to a stored hash in constant time.
+func tokenMatches(presented, storedHash string) bool {
+	if storedHash == "" {
+		return false
+	}
+	h := HashToken(presented)
+	return subtle.ConstantTimeCompare([]byte(h), []byte(storedHash)) == 1
+}
+
+// ValidSandboxID reports whether s has the shape of a sandbox id, so that
+// malformed ids never reach a store.
+func ValidSandboxID(s string) bool {
+	if len(s) != 20 || !strings.HasPrefix(s, "ses_") {
+		return false
+	}
+	for _, c := range s[4:] {
+		if !strings.ContainsRune(base62, c) {
+			return false
+		}
+	}
+	return true
+}

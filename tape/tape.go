@@ -1,0 +1,194 @@
+// Package tape defines the rows a twin records for every call it serves, and
+// the redaction and truncation applied before a row is stored anywhere.
+package tape
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Transports a row can come from.
+const (
+	TransportREST = "rest"
+	TransportMCP  = "mcp"
+)
+
+// MaxBodyBytes is the largest request or response body kept verbatim on a
+// row; larger bodies are replaced by a truncation marker.
+const MaxBodyBytes = 64 << 10
+
+// Redacted replaces every secret before a row is stored.
+const Redacted = "[REDACTED]"
+
+// Row is one call served by one twin of one sandbox (SPEC §6).
+type Row struct {
+	Seq           int64     `json:"seq"`
+	At            time.Time `json:"at"`
+	SessionID     string    `json:"session_id"`
+	Twin          string    `json:"twin"`
+	Transport     string    `json:"transport"`
+	Method        string    `json:"method"`
+	Path          string    `json:"path"`
+	Tool          *string   `json:"tool"`
+	MCPMethod     string    `json:"mcp_method,omitempty"`
+	Status        int       `json:"status"`
+	StateMutation bool      `json:"state_mutation"`
+	Request       Request   `json:"request"`
+	Response      Response  `json:"response"`
+	LatencyUS     int64     `json:"latency_us"`
+}
+
+// Request is the recorded, redacted request.
+type Request struct {
+	Query   map[string]string `json:"query"`
+	Body    json.RawMessage   `json:"body,omitempty"`
+	Headers map[string]string `json:"headers"`
+}
+
+// Response is the recorded response body.
+type Response struct {
+	Body json.RawMessage `json:"body,omitempty"`
+}
+
+// ToolName returns the row's tool, or "" for rows with tool null.
+func (r *Row) ToolName() string {
+	if r.Tool == nil {
+		return ""
+	}
+	return *r.Tool
+}
+
+// secretHeaders are never stored.
+var secretHeaders = map[string]bool{
+	"authorization":       true,
+	"proxy-authorization": true,
+	"cookie":              true,
+	"set-cookie":          true,
+	"x-api-key":           true,
+}
+
+// secretFields are body and query fields whose values are credentials.
+var secretFields = map[string]bool{
+	"token":         true,
+	"access_token":  true,
+	"refresh_token": true,
+	"auth_token":    true,
+	"client_secret": true,
+	"api_key":       true,
+	"password":      true,
+}
+
+// IsSecretField reports whether a body or query field holds a credential.
+func IsSecretField(name string) bool { return secretFields[strings.ToLower(name)] }
+
+// RedactHeaders returns the headers as a flat lower-case map with secrets
+// replaced.
+func RedactHeaders(h map[string][]string) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, vs := range h {
+		lk := strings.ToLower(k)
+		if secretHeaders[lk] {
+			out[lk] = Redacted
+			continue
+		}
+		out[lk] = strings.Join(vs, ", ")
+	}
+	return out
+}
+
+// RedactQuery flattens query values (repeated values joined with ",") and
+// hides credential fields.
+func RedactQuery(q map[string][]string) map[string]string {
+	out := make(map[string]string, len(q))
+	for k, vs := range q {
+		if IsSecretField(k) {
+			out[k] = Redacted
+			continue
+		}
+		out[k] = strings.Join(vs, ",")
+	}
+	return out
+}
+
+// RedactJSON walks a JSON document and replaces credential fields at any
+// depth. Non-JSON input is returned as a JSON string.
+func RedactJSON(body []byte) json.RawMessage {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		s, _ := json.Marshal(string(body))
+		return s
+	}
+	v = redactValue(v)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// RedactValue replaces credential fields in an already decoded value.
+func RedactValue(v any) any { return redactValue(v) }
+
+func redactValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, vv := range t {
+			if IsSecretField(k) {
+				t[k] = Redacted
+				continue
+			}
+			t[k] = redactValue(vv)
+		}
+	case []any:
+		for i := range t {
+			t[i] = redactValue(t[i])
+		}
+	}
+	return v
+}
+
+// Scrub replaces every occurrence of each secret in raw with the redaction
+// marker; it catches credentials sent in places no field name announces.
+func Scrub(raw json.RawMessage, secrets ...string) json.RawMessage {
+	for _, s := range secrets {
+		if len(s) < 8 {
+			continue
+		}
+		if bytes.Contains(raw, []byte(s)) {
+			raw = bytes.ReplaceAll(raw, []byte(s), []byte(Redacted))
+		}
+	}
+	return raw
+}
+
+// truncated is the marker that replaces a body over MaxBodyBytes.
+type truncated struct {
+	Truncated     bool   `json:"pome_truncated"`
+	OriginalBytes int    `json:"original_bytes"`
+	Prefix        string `json:"prefix"`
+}
+
+// Truncate replaces a body over MaxBodyBytes with an explicit marker that
+// keeps its size and a prefix.
+func Truncate(body json.RawMessage) json.RawMessage {
+	if len(body) <= MaxBodyBytes {
+		return body
+	}
+	prefix := body[:MaxBodyBytes-1024]
+	// Do not cut a UTF-8 sequence in half.
+	for len(prefix) > 0 && prefix[len(prefix)-1]&0xC0 == 0x80 {
+		prefix = prefix[:len(prefix)-1]
+	}
+	if len(prefix) > 0 && prefix[len(prefix)-1] >= 0xC0 {
+		prefix = prefix[:len(prefix)-1]
+	}
+	out, _ := json.Marshal(truncated{Truncated: true, OriginalBytes: len(body), Prefix: string(prefix)})
+	return out
+}

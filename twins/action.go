@@ -1,0 +1,223 @@
+package twins
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Spec is everything about an action except its types and handler.
+type Spec struct {
+	// Name is the MCP tool name and the tape's tool field.
+	Name        string
+	Title       string
+	Description string
+	// Effect is required; an action with an unset effect panics at definition.
+	Effect   Effect
+	Bindings []Binding
+}
+
+// Binding mounts an action on one vendor REST route.
+type Binding struct {
+	// Method is the HTTP method ("GET", "POST", …).
+	Method string
+	// Path is the vendor path below the twin's API root, with {name}
+	// placeholders that bind input fields of the same JSON name, e.g.
+	// "/repos/{owner}/{repo}/issues/{issue_number}".
+	Path string
+	// Fixed arguments are set on the input regardless of the request
+	// (e.g. issue_write's "method": "create" for POST …/issues).
+	Fixed map[string]any
+	// Status is the success status; 0 means 200.
+	Status int
+	// Body, when set, names the input field that receives the whole decoded
+	// request body instead of merging the body's fields into the input.
+	Body string
+	// Rename maps vendor parameter names to input field names
+	// (e.g. Slack's "channel" → "channel_id").
+	Rename map[string]string
+	// Shape turns the action's output into the vendor's REST body when the
+	// two differ; nil sends the output as it is.
+	Shape func(in, out any) any
+	// Headers returns extra response headers (pagination links and the like)
+	// computed from input and output; the REST adapter adds them.
+	Headers func(in, out any) map[string]string
+}
+
+// SuccessStatus returns the binding's success status.
+func (b Binding) SuccessStatus() int {
+	if b.Status == 0 {
+		return 200
+	}
+	return b.Status
+}
+
+// PathParams returns the names of the {placeholders} in the binding's path.
+func (b Binding) PathParams() []string {
+	var out []string
+	p := b.Path
+	for {
+		i := strings.IndexByte(p, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(p[i:], '}')
+		if j < 0 {
+			return out
+		}
+		name := p[i+1 : i+j]
+		if k := strings.IndexByte(name, ':'); k >= 0 {
+			name = name[:k]
+		}
+		out = append(out, name)
+		p = p[i+j+1:]
+	}
+}
+
+// Action is one twin operation, defined once and served by every transport.
+// Values are built by New; the interface lets actions of different input and
+// output types live in one slice.
+type Action interface {
+	Spec() *Spec
+	Name() string
+	// InputSchema is the JSON schema of the input, inferred once.
+	InputSchema() *jsonschema.Schema
+	// OutputSchema is the JSON schema of the output when it is an object,
+	// nil otherwise.
+	OutputSchema() *jsonschema.Schema
+	// InputType is the Go type of the input struct.
+	InputType() reflect.Type
+	// Decode validates a JSON object of arguments against the input schema
+	// and decodes it into the typed input.
+	Decode(args json.RawMessage) (any, error)
+	// Run calls the handler with the twin's world and a decoded input.
+	Run(ctx context.Context, world any, in any) (any, error)
+}
+
+// Handler is an action's logic: the twin's world in, the typed output out.
+// It knows nothing of transports. A handler must validate before it mutates,
+// so that a refused call leaves the world as it was.
+type Handler[W, In, Out any] func(ctx context.Context, w *W, in In) (Out, error)
+
+type action[W, In, Out any] struct {
+	spec     Spec
+	h        Handler[W, In, Out]
+	in       *jsonschema.Schema
+	resolved *jsonschema.Resolved
+	out      *jsonschema.Schema
+}
+
+// New defines an action. It panics on a definition error (missing name or
+// effect, input that is not a struct), since actions are package-level data
+// checked by tests.
+func New[W, In, Out any](spec Spec, h Handler[W, In, Out]) Action {
+	if spec.Name == "" {
+		panic("twins.New: action without a name")
+	}
+	if !spec.Effect.Valid() {
+		panic(fmt.Sprintf("twins.New(%s): effect is required", spec.Name))
+	}
+	if reflect.TypeFor[In]().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("twins.New(%s): input must be a struct", spec.Name))
+	}
+	in, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("twins.New(%s): input schema: %v", spec.Name, err))
+	}
+	// Like the vendors' MCP servers, tolerate arguments the schema does not
+	// name: agents send extras, and dropping them is what the vendor does.
+	in.AdditionalProperties = nil
+	if in.Properties == nil {
+		in.Properties = map[string]*jsonschema.Schema{}
+	}
+	resolved, err := in.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("twins.New(%s): resolve input schema: %v", spec.Name, err))
+	}
+	a := &action[W, In, Out]{spec: spec, h: h, in: in, resolved: resolved}
+	ot := reflect.TypeFor[Out]()
+	for ot.Kind() == reflect.Pointer {
+		ot = ot.Elem()
+	}
+	if ot.Kind() == reflect.Struct {
+		out, err := jsonschema.ForType(ot, &jsonschema.ForOptions{IgnoreInvalidTypes: true})
+		if err != nil {
+			panic(fmt.Sprintf("twins.New(%s): output schema: %v", spec.Name, err))
+		}
+		a.out = out
+	}
+	return a
+}
+
+func (a *action[W, In, Out]) Spec() *Spec                      { return &a.spec }
+func (a *action[W, In, Out]) Name() string                     { return a.spec.Name }
+func (a *action[W, In, Out]) InputSchema() *jsonschema.Schema  { return a.in }
+func (a *action[W, In, Out]) OutputSchema() *jsonschema.Schema { return a.out }
+func (a *action[W, In, Out]) InputType() reflect.Type          { return reflect.TypeFor[In]() }
+
+func (a *action[W, In, Out]) Decode(args json.RawMessage) (any, error) {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage("{}")
+	}
+	var generic any
+	if err := json.Unmarshal(args, &generic); err != nil {
+		return nil, Errorf(Invalid, "invalid_json", "Problems parsing JSON: %v", err)
+	}
+	obj, ok := generic.(map[string]any)
+	if !ok {
+		return nil, Errorf(Invalid, "invalid_arguments", "arguments must be a JSON object")
+	}
+	if err := a.resolved.Validate(obj); err != nil {
+		return nil, validationError(err)
+	}
+	var in In
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, Errorf(Invalid, "invalid_arguments", "invalid arguments: %v", err)
+	}
+	return in, nil
+}
+
+func (a *action[W, In, Out]) Run(ctx context.Context, world any, in any) (any, error) {
+	w, ok := world.(*W)
+	if !ok {
+		return nil, Errorf(Internal, "", "action %s: world of type %T", a.spec.Name, world)
+	}
+	typed, ok := in.(In)
+	if !ok {
+		return nil, Errorf(Internal, "", "action %s: input of type %T", a.spec.Name, in)
+	}
+	out, err := a.h(ctx, w, typed)
+	CallFrom(ctx).finish(a.spec.Effect, err)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// validationError turns a schema validation failure into an Invalid error
+// that names the offending field where the validator says which.
+func validationError(err error) *Error {
+	msg := err.Error()
+	e := &Error{Code: Invalid, Vendor: "invalid_arguments", Message: msg}
+	// The validator reports paths such as "validating /properties/title: …".
+	if i := strings.Index(msg, "/properties/"); i >= 0 {
+		rest := msg[i+len("/properties/"):]
+		if j := strings.IndexAny(rest, "/: "); j >= 0 {
+			rest = rest[:j]
+		}
+		e.Field = rest
+	}
+	if strings.Contains(msg, "missing properties") {
+		if i := strings.Index(msg, "["); i >= 0 {
+			if j := strings.Index(msg[i:], "]"); j > 0 {
+				e.Field = strings.Trim(strings.Fields(msg[i+1 : i+j])[0], "\"")
+			}
+		}
+	}
+	return e
+}

@@ -1,0 +1,104 @@
+package twins
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// Env is what an action handler may know about the call beyond its input:
+// which sandbox, which clock, and the twin's public API URL (for url fields
+// in vendor responses). It carries no transport detail.
+type Env struct {
+	SandboxID string
+	Twin      string
+	// APIURL is the twin's base URL in this sandbox, without a trailing slash.
+	APIURL string
+	// Now is the sandbox clock.
+	Now func() time.Time
+}
+
+type envKey struct{}
+type callKey struct{}
+
+// WithEnv attaches env to ctx.
+func WithEnv(ctx context.Context, env *Env) context.Context {
+	return context.WithValue(ctx, envKey{}, env)
+}
+
+// EnvFrom returns the call's Env. Outside a call (tests building worlds) it
+// returns a wall-clock Env.
+func EnvFrom(ctx context.Context) *Env {
+	if e, ok := ctx.Value(envKey{}).(*Env); ok && e != nil {
+		return e
+	}
+	return &Env{Now: time.Now}
+}
+
+// Call records what happened during one action invocation that the
+// transports need to know (for the tape) but that is not part of the output.
+type Call struct {
+	unchanged atomic.Bool
+	invoked   atomic.Bool
+	mutated   atomic.Bool
+	tool      atomic.Pointer[string]
+}
+
+// WithCall attaches a fresh Call record to ctx.
+func WithCall(ctx context.Context) (context.Context, *Call) {
+	c := &Call{}
+	return context.WithValue(ctx, callKey{}, c), c
+}
+
+// CallFrom returns the Call record of ctx, or nil.
+func CallFrom(ctx context.Context) *Call {
+	c, _ := ctx.Value(callKey{}).(*Call)
+	return c
+}
+
+// Unchanged is called by a write handler that succeeded without changing
+// anything (adding a label the issue already has, say), so that the tape
+// reads state_mutation=false for it.
+func Unchanged(ctx context.Context) {
+	if c := CallFrom(ctx); c != nil {
+		c.unchanged.Store(true)
+	}
+}
+
+// Mutated reports whether the call changed its twin's state.
+func (c *Call) Mutated() bool { return c != nil && c.mutated.Load() }
+
+// Tool returns the action name the call invoked, or "" if none ran.
+func (c *Call) Tool() string {
+	if c == nil {
+		return ""
+	}
+	if p := c.tool.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// SetTool stamps the action name before the handler runs, so that a call
+// refused by validation is still taped with its tool.
+func (c *Call) SetTool(name string) {
+	if c != nil {
+		c.tool.Store(&name)
+	}
+}
+
+// finish records the outcome of a handler run. Only a successful write that
+// did not declare itself unchanged counts as a mutation.
+func (c *Call) finish(effect Effect, err error) {
+	if c == nil {
+		return
+	}
+	c.invoked.Store(true)
+	if err == nil && effect != Read && !c.unchanged.Load() {
+		c.mutated.Store(true)
+	}
+}
+
+// WillMutate reports, after the handler ran, whether the store must persist
+// the world.
+func (c *Call) WillMutate() bool { return c.Mutated() }

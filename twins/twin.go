@@ -1,0 +1,168 @@
+package twins
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Twin is one emulated vendor: its actions, checks, world and the few vendor
+// conventions the transports need. Twin packages build it with an explicit
+// constructor; nothing registers itself.
+type Twin struct {
+	Name  string
+	Title string
+	// Actions is the one list both transports, OpenAPI and the tape use.
+	Actions []Action
+	// Checks is the twin's closed set of assertions.
+	Checks []*Check
+
+	// NewWorld builds the twin's world from a seed (nil: the default world
+	// of SPEC §9), validating it strictly; errors are *SeedError.
+	NewWorld func(ctx context.Context, seed json.RawMessage) (any, error)
+	// DecodeWorld restores a world from its JSON document.
+	DecodeWorld func(data []byte) (any, error)
+
+	// RESTError renders an error as the vendor's status and body.
+	RESTError func(e *Error) (status int, body any)
+	// TokenPrefix is the shape of the vendor credential ("ghp_", "xoxb-").
+	TokenPrefix string
+	// TokenInBody: the vendor accepts the token as a "token" form/query field.
+	TokenInBody bool
+	// StrictParams: unknown REST parameters are refused (Stripe) rather than
+	// ignored (GitHub, Slack, Gmail).
+	StrictParams bool
+	// Routes are extra vendor path prefixes (besides Bindings) under which
+	// the twin answers, e.g. Slack's methods without "/api".
+	AliasPrefixes map[string]string
+
+	byName map[string]Action
+}
+
+// Action returns the named action.
+func (t *Twin) Action(name string) (Action, bool) {
+	if t.byName == nil {
+		return nil, false
+	}
+	a, ok := t.byName[name]
+	return a, ok
+}
+
+// Check returns the check with the given id.
+func (t *Twin) Check(id string) (*Check, bool) {
+	for _, c := range t.Checks {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// Finish indexes the actions and adds the tape checks every twin has. Twin
+// constructors call it last; it panics on duplicate names.
+func (t *Twin) Finish() *Twin {
+	t.byName = make(map[string]Action, len(t.Actions))
+	for _, a := range t.Actions {
+		if _, dup := t.byName[a.Name()]; dup {
+			panic(fmt.Sprintf("twin %s: duplicate action %s", t.Name, a.Name()))
+		}
+		t.byName[a.Name()] = a
+	}
+	t.Checks = append(t.Checks, TapeChecks(t)...)
+	seen := map[string]bool{}
+	for _, c := range t.Checks {
+		if seen[c.ID] {
+			panic(fmt.Sprintf("twin %s: duplicate check %s", t.Name, c.ID))
+		}
+		seen[c.ID] = true
+	}
+	return t
+}
+
+// ActionNames returns the action names, sorted.
+func (t *Twin) ActionNames() []string {
+	out := make([]string, 0, len(t.Actions))
+	for _, a := range t.Actions {
+		out = append(out, a.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Registry is the set of twins a server offers, in a fixed order.
+type Registry struct {
+	list   []*Twin
+	byName map[string]*Twin
+}
+
+// NewRegistry builds a registry from an explicit list.
+func NewRegistry(list ...*Twin) *Registry {
+	r := &Registry{byName: map[string]*Twin{}}
+	for _, t := range list {
+		if _, dup := r.byName[t.Name]; dup {
+			panic("duplicate twin " + t.Name)
+		}
+		r.list = append(r.list, t)
+		r.byName[t.Name] = t
+	}
+	return r
+}
+
+// Get returns the named twin.
+func (r *Registry) Get(name string) (*Twin, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// All returns the twins in registration order.
+func (r *Registry) All() []*Twin { return r.list }
+
+// Names returns the twin names in registration order.
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.list))
+	for i, t := range r.list {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// SeedError is a seed that does not fit its twin; Path is a JSON pointer
+// into the twin's seed document.
+type SeedError struct {
+	Path    string
+	Message string
+}
+
+func (e *SeedError) Error() string {
+	if e.Path == "" {
+		return e.Message
+	}
+	return e.Path + ": " + e.Message
+}
+
+// SeedErrorf builds a SeedError.
+func SeedErrorf(path, format string, args ...any) *SeedError {
+	return &SeedError{Path: path, Message: fmt.Sprintf(format, args...)}
+}
+
+// WorldCodec adapts a typed world constructor to the Twin's NewWorld and
+// DecodeWorld fields.
+func WorldCodec[W any](build func(ctx context.Context, seed json.RawMessage) (*W, error)) (
+	newWorld func(context.Context, json.RawMessage) (any, error), decode func([]byte) (any, error)) {
+	newWorld = func(ctx context.Context, seed json.RawMessage) (any, error) {
+		w, err := build(ctx, seed)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	decode = func(data []byte) (any, error) {
+		w := new(W)
+		if err := json.Unmarshal(data, w); err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	return newWorld, decode
+}
