@@ -3,6 +3,8 @@ package rest
 import (
 	"log/slog"
 	"time"
+
+	"github.com/pomehq/pome/twins"
 )
 
 // Config is everything `pome serve` can be told; cmd/pome fills it from
@@ -32,6 +34,8 @@ type Config struct {
 	RateLimits map[string]int
 	// Pprof mounts net/http/pprof at /debug/pprof/.
 	Pprof bool
+	// Registry is the set of twins served (nil: every twin Pome has).
+	Registry *twins.Registry
 	// Logger receives the server's log lines (nil: discard).
 	Logger *slog.Logger
 }

@@ -181,7 +181,16 @@ func Truncate(body json.RawMessage) json.RawMessage {
 	if len(body) <= MaxBodyBytes {
 		return body
 	}
-	prefix := body[:MaxBodyBytes-1024]
+	return TruncatedBody(body, len(body))
+}
+
+// TruncatedBody is the marker for a body of size bytes of which head is the
+// start; it keeps a valid UTF-8 prefix well under MaxBodyBytes.
+func TruncatedBody(head []byte, size int) json.RawMessage {
+	prefix := head
+	if len(prefix) > MaxBodyBytes-1024 {
+		prefix = prefix[:MaxBodyBytes-1024]
+	}
 	// Do not cut a UTF-8 sequence in half.
 	for len(prefix) > 0 && prefix[len(prefix)-1]&0xC0 == 0x80 {
 		prefix = prefix[:len(prefix)-1]
@@ -189,6 +198,6 @@ func Truncate(body json.RawMessage) json.RawMessage {
 	if len(prefix) > 0 && prefix[len(prefix)-1] >= 0xC0 {
 		prefix = prefix[:len(prefix)-1]
 	}
-	out, _ := json.Marshal(truncated{Truncated: true, OriginalBytes: len(body), Prefix: string(prefix)})
+	out, _ := json.Marshal(truncated{Truncated: true, OriginalBytes: size, Prefix: string(prefix)})
 	return out
 }

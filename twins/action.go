@@ -125,7 +125,7 @@ func New[W, In, Out any](spec Spec, h Handler[W, In, Out]) Action {
 	if reflect.TypeFor[In]().Kind() != reflect.Struct {
 		panic(fmt.Sprintf("twins.New(%s): input must be a struct", spec.Name))
 	}
-	in, err := jsonschema.For[In](nil)
+	in, err := jsonschema.For[In](schemaOptions())
 	if err != nil {
 		panic(fmt.Sprintf("twins.New(%s): input schema: %v", spec.Name, err))
 	}
@@ -145,7 +145,9 @@ func New[W, In, Out any](spec Spec, h Handler[W, In, Out]) Action {
 		ot = ot.Elem()
 	}
 	if ot.Kind() == reflect.Struct {
-		out, err := jsonschema.ForType(ot, &jsonschema.ForOptions{IgnoreInvalidTypes: true})
+		opts := schemaOptions()
+		opts.IgnoreInvalidTypes = true
+		out, err := jsonschema.ForType(ot, opts)
 		if err != nil {
 			panic(fmt.Sprintf("twins.New(%s): output schema: %v", spec.Name, err))
 		}
@@ -197,6 +199,14 @@ func (a *action[W, In, Out]) Run(ctx context.Context, world any, in any) (any, e
 		return nil, err
 	}
 	return out, nil
+}
+
+// schemaOptions maps types whose Go shape is not their JSON shape: a
+// json.RawMessage is any JSON value, not an array of bytes.
+func schemaOptions() *jsonschema.ForOptions {
+	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {},
+	}}
 }
 
 // validationError turns a schema validation failure into an Invalid error

@@ -1,0 +1,165 @@
+// Package mcpserver serves a twin's actions as MCP tools over stateless
+// streamable HTTP. The server for a twin is built once from its action list;
+// which sandbox a call belongs to travels in the request context, so any
+// replica can answer any call and nothing is registered per request.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/tape"
+	"github.com/pomehq/pome/twins"
+)
+
+// Version is reported to MCP clients as the server version.
+var Version = "dev"
+
+// ErrorBody renders a twin error the way the twin's REST surface would, so
+// an isError result carries the vendor's own message and code.
+type ErrorBody func(tw *twins.Twin, e *twins.Error) (status int, body any)
+
+// New returns the MCP handler of one twin.
+func New(m *session.Manager, tw *twins.Twin, errBody ErrorBody, maxBody int64) http.Handler {
+	srv := Server(m, tw, errBody)
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		MaxRequestBodyBytes: maxBody,
+		// The data plane already decided who may call; the sandbox URL may
+		// be reached through any public host name.
+		DisableLocalhostProtection: true,
+	})
+}
+
+// Server builds the MCP server of a twin: one tool per action, plus the
+// middleware that tapes every request.
+func Server(m *session.Manager, tw *twins.Twin, errBody ErrorBody) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "pome-" + tw.Name, Title: "Pome " + tw.Title + " twin", Version: Version}, &mcp.ServerOptions{
+		Instructions: "A Pome digital twin of " + tw.Title + ". Tools behave like the vendor's own MCP server, against this sandbox's state.",
+	})
+	for _, a := range tw.Actions {
+		srv.AddTool(Tool(a), handler(m, tw, a, errBody))
+	}
+	srv.AddReceivingMiddleware(recordMiddleware(m, tw))
+	return srv
+}
+
+// Tool is the MCP tool declaration of an action.
+func Tool(a twins.Action) *mcp.Tool {
+	s := a.Spec()
+	destructive := s.Effect == twins.Destructive
+	open := false
+	t := &mcp.Tool{
+		Name:        s.Name,
+		Title:       s.Title,
+		Description: s.Description,
+		InputSchema: a.InputSchema(),
+		Annotations: &mcp.ToolAnnotations{
+			Title:           s.Title,
+			ReadOnlyHint:    s.Effect == twins.Read,
+			DestructiveHint: &destructive,
+			OpenWorldHint:   &open,
+		},
+	}
+	if out := a.OutputSchema(); out != nil {
+		t.OutputSchema = out
+	}
+	return t
+}
+
+func handler(m *session.Manager, tw *twins.Twin, a twins.Action, errBody ErrorBody) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		p := session.PrincipalFrom(ctx)
+		if p == nil {
+			return errorResult(tw, twins.Errorf(twins.Unauthorized, "not_authed", "no sandbox for this call"), errBody), nil
+		}
+		twins.CallFrom(ctx).SetTool(a.Name())
+		in, err := a.Decode(req.Params.Arguments)
+		if err != nil {
+			return errorResult(tw, twins.AsError(err), errBody), nil
+		}
+		out, err := m.Invoke(ctx, p.Sandbox, tw, a, in)
+		if err != nil {
+			return errorResult(tw, twins.AsError(err), errBody), nil
+		}
+		text, err := json.Marshal(out)
+		if err != nil {
+			return errorResult(tw, twins.Errorf(twins.Internal, "", "encode output: %v", err), errBody), nil
+		}
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
+		if a.OutputSchema() != nil && len(text) > 0 && text[0] == '{' {
+			res.StructuredContent = json.RawMessage(text)
+		}
+		return res, nil
+	}
+}
+
+func errorResult(tw *twins.Twin, e *twins.Error, errBody ErrorBody) *mcp.CallToolResult {
+	text := e.Message
+	if errBody != nil {
+		if _, body := errBody(tw, e); body != nil {
+			if b, err := json.Marshal(body); err == nil {
+				text = string(b)
+			}
+		}
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// recordMiddleware tapes every MCP request (not notifications): tools/call
+// rows carry the action name, initialize and tools/list rows tool null.
+func recordMiddleware(m *session.Manager, tw *twins.Twin) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			p := session.PrincipalFrom(ctx)
+			if p == nil || strings.HasPrefix(method, "notifications/") {
+				return next(ctx, method, req)
+			}
+			start := time.Now()
+			ctx, call := twins.WithCall(ctx)
+			res, err := next(ctx, method, req)
+			row := &tape.Row{
+				At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportMCP,
+				Method: http.MethodPost, Path: p.Path, MCPMethod: method, Status: http.StatusOK,
+				StateMutation: call.Mutated(),
+				Request: tape.Request{
+					Query:   map[string]string{},
+					Headers: tape.RedactHeaders(p.Header),
+				},
+				LatencyUS: time.Since(start).Microseconds(),
+			}
+			if method == "tools/call" {
+				if params, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+					if _, known := tw.Action(params.Name); known {
+						name := params.Name
+						row.Tool = &name
+					}
+				}
+			}
+			row.Request.Body = tape.Scrub(marshalRedacted(map[string]any{"jsonrpc": "2.0", "method": method, "params": req.GetParams()}), p.Token)
+			if err != nil {
+				row.Response.Body = marshalRedacted(map[string]any{"error": map[string]any{"message": err.Error()}})
+			} else {
+				row.Response.Body = tape.Scrub(marshalRedacted(map[string]any{"result": res}), p.Token)
+			}
+			if rerr := m.Record(ctx, p.Sandbox, row); rerr != nil {
+				return res, err
+			}
+			return res, err
+		}
+	}
+}
+
+func marshalRedacted(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return tape.Truncate(tape.RedactJSON(b))
+}

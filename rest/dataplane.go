@@ -1,0 +1,314 @@
+package rest
+
+import (
+	"encoding/base64"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/tape"
+	"github.com/pomehq/pome/twins"
+)
+
+// dataPlane serves {base}/{twin}/s/{sid}/…: it decides who is calling
+// before any twin runs (one opaque 404 for every refusal), then hands the
+// request to the twin's REST routes, its MCP endpoint or the _pome reads.
+type dataPlane struct {
+	srv     *Server
+	routers map[string]*mux.Router
+	mcp     map[string]http.Handler
+}
+
+type bodyKey struct{}
+
+func newDataPlane(s *Server) *dataPlane {
+	d := &dataPlane{srv: s, routers: map[string]*mux.Router{}, mcp: map[string]http.Handler{}}
+	for _, tw := range s.Registry.All() {
+		d.routers[tw.Name] = d.twinRouter(tw)
+		d.mcp[tw.Name] = s.mcpHandler(tw)
+	}
+	return d
+}
+
+// twinRouter mounts every binding of every action of the twin, plus the
+// twin's alias prefixes; anything else is the loud 501.
+func (d *dataPlane) twinRouter(tw *twins.Twin) *mux.Router {
+	r := mux.NewRouter()
+	r.SkipClean(true)
+	root := "/" + tw.Name + "/s/{pome_sid}"
+	for _, a := range tw.Actions {
+		for _, b := range a.Spec().Bindings {
+			h := d.bindingHandler(tw, a, b)
+			r.Handle(root+b.Path, h).Methods(b.Method)
+			for from, to := range tw.AliasPrefixes {
+				if strings.HasPrefix(b.Path, from) {
+					r.Handle(root+to+strings.TrimPrefix(b.Path, from), h).Methods(b.Method)
+				}
+			}
+		}
+	}
+	ni := d.notImplemented(tw)
+	r.NotFoundHandler = ni
+	r.MethodNotAllowedHandler = ni
+	return r
+}
+
+// ServeHTTP routes one data-plane request.
+func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	twinName, sid, rest, ok := splitDataPath(r.URL.Path)
+	if !ok {
+		opaque404(w)
+		return
+	}
+	tw, ok := d.srv.Registry.Get(twinName)
+	if !ok {
+		opaque404(w)
+		return
+	}
+	// Bodies are read once, bounded, before anything else: the token may
+	// be in a form field, and the tape keeps what was sent.
+	body, tooLarge, err := readBody(w, r, d.srv.cfg.MaxBodyBytes)
+	if err != nil {
+		opaque404(w)
+		return
+	}
+	token := extractToken(r, tw, body)
+	sb, role, ok := d.srv.Manager.Authorize(r.Context(), sid, twinName, token)
+	if !ok {
+		opaque404(w)
+		return
+	}
+	p := &session.Principal{Sandbox: sb, Twin: tw, Role: role, Token: token, Path: r.URL.Path, Header: r.Header}
+	ctx := session.WithPrincipal(r.Context(), p)
+	r = r.WithContext(ctx)
+
+	switch {
+	case strings.HasPrefix(rest, "/_pome/"):
+		if role != session.RoleAuth || r.Method != http.MethodGet {
+			opaque404(w)
+			return
+		}
+		d.servePome(w, r, sb, tw, strings.TrimPrefix(rest, "/_pome/"))
+		return
+	case rest == "/openapi.json" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, d.srv.openAPI(tw, sb.ID))
+		return
+	}
+	if sb.State != session.StateReady {
+		opaque404(w)
+		return
+	}
+	if !d.srv.allow(sb.ID, tw.Name) {
+		d.serveTaped(w, r, tw, p, body, func(w http.ResponseWriter, r *http.Request) {
+			writeRateLimited(w, tw, d.srv.cfg.RateLimits[tw.Name])
+		})
+		return
+	}
+	if rest == "/mcp" {
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		d.mcp[tw.Name].ServeHTTP(w, r)
+		return
+	}
+	d.serveTaped(w, r, tw, p, body, func(w http.ResponseWriter, r *http.Request) {
+		if tooLarge {
+			writeTwinError(w, tw, twins.Errorf(twins.TooLarge, "request_too_large", "request body exceeds %d bytes", d.srv.cfg.MaxBodyBytes))
+			return
+		}
+		d.routers[tw.Name].ServeHTTP(w, r)
+	})
+}
+
+// serveTaped runs h and records one REST tape row for it.
+func (d *dataPlane) serveTaped(w http.ResponseWriter, r *http.Request, tw *twins.Twin, p *session.Principal, body []byte, h http.HandlerFunc) {
+	start := time.Now()
+	ctx, call := twins.WithCall(r.Context())
+	ctx = withBody(ctx, body)
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	h(rec, r.WithContext(ctx))
+	row := &tape.Row{
+		At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportREST,
+		Method: r.Method, Path: r.URL.Path, Status: rec.status, StateMutation: call.Mutated(),
+		Request: tape.Request{
+			Query:   tape.RedactQuery(r.URL.Query()),
+			Body:    tape.Scrub(requestBodyJSON(r.Header.Get("Content-Type"), body), p.Token),
+			Headers: tape.RedactHeaders(r.Header),
+		},
+		Response:  tape.Response{Body: tape.Scrub(rec.responseBody(), p.Token)},
+		LatencyUS: time.Since(start).Microseconds(),
+	}
+	if name := call.Tool(); name != "" {
+		row.Tool = &name
+	}
+	if err := d.srv.Manager.Record(r.Context(), p.Sandbox, row); err != nil {
+		d.srv.log().Error("tape append failed", "sandbox", p.Sandbox.ID, "twin", tw.Name, "err", err)
+	}
+}
+
+// bindingHandler adapts one REST binding to its action.
+func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Binding) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		twins.CallFrom(ctx).SetTool(a.Name())
+		vars := mux.Vars(r)
+		delete(vars, "pome_sid")
+		for k, v := range vars {
+			if u, err := url.PathUnescape(v); err == nil {
+				vars[k] = u
+			}
+		}
+		args, err := buildInput(tw, a, b, request{vars: vars, query: r.URL.Query(), contentType: r.Header.Get("Content-Type"), body: bodyFrom(ctx)})
+		if err != nil {
+			writeTwinError(w, tw, err)
+			return
+		}
+		in, err := a.Decode(args)
+		if err != nil {
+			writeTwinError(w, tw, err)
+			return
+		}
+		p := session.PrincipalFrom(ctx)
+		out, err := d.srv.Manager.Invoke(ctx, p.Sandbox, tw, a, in)
+		if err != nil {
+			writeTwinError(w, tw, err)
+			return
+		}
+		if b.Headers != nil {
+			for k, v := range b.Headers(in, out) {
+				w.Header().Set(k, v)
+			}
+		}
+		body := out
+		if b.Shape != nil {
+			body = b.Shape(in, out)
+		}
+		if b.SuccessStatus() == http.StatusNoContent {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		writeJSON(w, b.SuccessStatus(), body)
+	})
+}
+
+// notImplemented is the loud answer for vendor paths the twin does not
+// cover: never a fake 200. The tape row keeps tool null.
+func (d *dataPlane) notImplemented(tw *twins.Twin) http.Handler {
+	var supported []string
+	for _, a := range tw.Actions {
+		for _, b := range a.Spec().Bindings {
+			supported = append(supported, b.Method+" "+openAPIPath(b.Path))
+		}
+	}
+	sort.Strings(supported)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := session.PrincipalFrom(r.Context())
+		vendorPath := r.URL.Path
+		if p != nil {
+			vendorPath = strings.TrimPrefix(r.URL.Path, "/"+tw.Name+"/s/"+p.Sandbox.ID)
+		}
+		writeJSON(w, http.StatusNotImplemented, map[string]any{
+			"ok":                false,
+			"error":             "not_implemented",
+			"message":           "Pome's " + tw.Name + " twin does not implement " + r.Method + " " + vendorPath + ". Nothing was changed. See supported for the surfaces it covers.",
+			"twin":              tw.Name,
+			"method":            r.Method,
+			"path":              vendorPath,
+			"supported":         supported,
+			"documentation_url": d.srv.Manager.TwinURLs(sidOf(p), tw.Name).OpenAPIURL,
+		})
+	})
+}
+
+func sidOf(p *session.Principal) string {
+	if p == nil {
+		return ""
+	}
+	return p.Sandbox.ID
+}
+
+// servePome serves the Pome reads: tape and state. They never add a row.
+func (d *dataPlane) servePome(w http.ResponseWriter, r *http.Request, sb *session.Sandbox, tw *twins.Twin, what string) {
+	switch what {
+	case "tape":
+		d.srv.serveTape(w, r, sb, tw.Name)
+	case "state":
+		d.srv.serveState(w, r, sb, tw.Name)
+	default:
+		opaque404(w)
+	}
+}
+
+var dataPath = regexp.MustCompile(`^/([a-z]+)/s/([^/]+)(/.*)?$`)
+
+// splitDataPath splits /{twin}/s/{sid}/rest.
+func splitDataPath(p string) (twin, sid, rest string, ok bool) {
+	m := dataPath.FindStringSubmatch(p)
+	if m == nil {
+		return "", "", "", false
+	}
+	return m[1], m[2], m[3], true
+}
+
+// readBody reads at most limit bytes; a larger body is reported as too
+// large (its first bytes are kept for the tape).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool, error) {
+	if r.Body == nil {
+		return nil, false, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return b, true, nil
+		}
+		return nil, false, err
+	}
+	if int64(len(b)) > limit {
+		return b[:limit], true, nil
+	}
+	return b, false, nil
+}
+
+// extractToken finds the credential the way vendor SDKs send it:
+// Authorization Bearer/token (GitHub, Slack, Google, Stripe), Basic with the
+// key as user (Stripe), or a token form/query field (Slack).
+func extractToken(r *http.Request, tw *twins.Twin, body []byte) string {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, val, _ := strings.Cut(h, " ")
+		val = strings.TrimSpace(val)
+		switch strings.ToLower(scheme) {
+		case "bearer", "token":
+			return val
+		case "basic":
+			raw, err := base64.StdEncoding.DecodeString(val)
+			if err != nil {
+				return ""
+			}
+			user, pass, _ := strings.Cut(string(raw), ":")
+			if user != "" {
+				return user
+			}
+			return pass
+		}
+		return ""
+	}
+	if tw.TokenInBody {
+		if t := r.URL.Query().Get("token"); t != "" {
+			return t
+		}
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if mt == "application/x-www-form-urlencoded" {
+			if form, err := url.ParseQuery(string(body)); err == nil {
+				return form.Get("token")
+			}
+		}
+	}
+	return ""
+}

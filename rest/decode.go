@@ -1,0 +1,331 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/pomehq/pome/twins"
+)
+
+// request is what the decoder reads of one HTTP request; the body has been
+// read once already (for the tape) and is passed as bytes.
+type request struct {
+	vars        map[string]string
+	query       url.Values
+	contentType string
+	body        []byte
+}
+
+// buildInput turns path parameters, the query string and the body into the
+// action's JSON arguments: the one decoder behind every vendor binding.
+// Values that arrive as strings (path, query, forms) are coerced to the
+// field types of the action's input schema; JSON bodies keep their types.
+// Keys the input does not have are dropped, or refused when the twin is
+// strict (Stripe).
+func buildInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (json.RawMessage, error) {
+	schema := a.InputSchema()
+	args := map[string]any{}
+	typed := map[string]bool{} // keys whose values came from typed JSON
+
+	for k, vs := range r.query {
+		setNested(args, k, vs)
+	}
+	if len(bytes.TrimSpace(r.body)) > 0 {
+		mt, params, _ := mime.ParseMediaType(r.contentType)
+		switch {
+		case b.Body != "":
+			if mt == "application/json" || (mt == "" && json.Valid(r.body)) {
+				var v any
+				if err := json.Unmarshal(r.body, &v); err != nil {
+					return nil, twins.Errorf(twins.Invalid, "invalid_json", "Problems parsing JSON: %v", err)
+				}
+				args[b.Body] = v
+			} else {
+				args[b.Body] = string(r.body)
+			}
+			typed[b.Body] = true
+		case mt == "application/x-www-form-urlencoded":
+			form, err := url.ParseQuery(string(r.body))
+			if err != nil {
+				return nil, twins.Errorf(twins.Invalid, "invalid_form_data", "the form body could not be parsed: %v", err)
+			}
+			for k, vs := range form {
+				setNested(args, k, vs)
+			}
+		case mt == "multipart/form-data":
+			if err := readMultipart(args, r.body, params["boundary"]); err != nil {
+				return nil, err
+			}
+		default:
+			// JSON is what GitHub, Slack and Google clients send, often
+			// without a content type.
+			var obj map[string]any
+			dec := json.NewDecoder(bytes.NewReader(r.body))
+			dec.UseNumber()
+			if err := dec.Decode(&obj); err != nil {
+				return nil, twins.Errorf(twins.Invalid, "invalid_json", "Problems parsing JSON: the body must be a JSON object")
+			}
+			if dec.More() {
+				return nil, twins.Errorf(twins.Invalid, "invalid_json", "Problems parsing JSON: trailing data after the object")
+			}
+			for k, v := range obj {
+				args[k] = v
+				typed[k] = true
+			}
+		}
+	}
+	for k, v := range r.vars {
+		args[k] = v
+		delete(typed, k)
+	}
+	for from, to := range b.Rename {
+		if v, ok := args[from]; ok {
+			if _, set := args[to]; !set {
+				args[to] = v
+				typed[to] = typed[from]
+			}
+			delete(args, from)
+			delete(typed, from)
+		}
+	}
+	for k, v := range b.Fixed {
+		args[k] = v
+		typed[k] = true
+	}
+
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		prop, ok := schema.Properties[k]
+		if !ok {
+			if tw.StrictParams && !ignorableParam(tw, k) {
+				return nil, (&twins.Error{Code: twins.Invalid, Vendor: "parameter_unknown", Message: "Received unknown parameter: " + k}).WithField(k)
+			}
+			delete(args, k)
+			continue
+		}
+		if !typed[k] {
+			args[k] = coerce(args[k], prop)
+		}
+	}
+	return json.Marshal(args)
+}
+
+// ignorableParam: credentials sent as fields are authentication, not input.
+func ignorableParam(tw *twins.Twin, k string) bool {
+	return tw.TokenInBody && k == "token"
+}
+
+// setNested stores a form or query value, expanding Stripe/Rails bracket
+// keys: a[b]=1 → {"a":{"b":"1"}}, a[]=x → {"a":["x"]}, a[0][b]=y →
+// {"a":{"0":{"b":"y"}}} (numeric-keyed maps become arrays during coercion).
+func setNested(args map[string]any, key string, vs []string) {
+	i := strings.IndexByte(key, '[')
+	if i <= 0 || !strings.HasSuffix(key, "]") {
+		if len(vs) == 1 {
+			args[key] = vs[0]
+		} else {
+			args[key] = append([]string(nil), vs...)
+		}
+		return
+	}
+	head := key[:i]
+	var segs []string
+	rest := key[i:]
+	for len(rest) > 0 && rest[0] == '[' {
+		j := strings.IndexByte(rest, ']')
+		if j < 0 {
+			break
+		}
+		segs = append(segs, rest[1:j])
+		rest = rest[j+1:]
+	}
+	cur := args
+	name := head
+	for n, seg := range segs {
+		last := n == len(segs)-1
+		if seg == "" {
+			// a[] — append every value to a list under name.
+			list, _ := cur[name].([]any)
+			for _, v := range vs {
+				list = append(list, v)
+			}
+			cur[name] = list
+			return
+		}
+		child, ok := cur[name].(map[string]any)
+		if !ok {
+			child = map[string]any{}
+			cur[name] = child
+		}
+		if last {
+			if len(vs) == 1 {
+				child[seg] = vs[0]
+			} else {
+				child[seg] = append([]string(nil), vs...)
+			}
+			return
+		}
+		cur, name = child, seg
+	}
+}
+
+func readMultipart(args map[string]any, body []byte, boundary string) error {
+	if boundary == "" {
+		return twins.Errorf(twins.Invalid, "invalid_form_data", "multipart body without a boundary")
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return twins.Errorf(twins.Invalid, "invalid_form_data", "the multipart body could not be parsed: %v", err)
+		}
+		data, err := io.ReadAll(p)
+		if err != nil {
+			return twins.Errorf(twins.Invalid, "invalid_form_data", "the multipart body could not be read: %v", err)
+		}
+		name := p.FormName()
+		if name == "" {
+			continue
+		}
+		if fn := p.FileName(); fn != "" {
+			if _, ok := args["filename"]; !ok {
+				args["filename"] = fn
+			}
+		}
+		setNested(args, name, []string{string(data)})
+	}
+}
+
+// schemaType returns the non-null JSON type a schema names.
+func schemaType(s *jsonschema.Schema) string {
+	if s == nil {
+		return ""
+	}
+	if s.Type != "" {
+		return s.Type
+	}
+	for _, t := range s.Types {
+		if t != "null" {
+			return t
+		}
+	}
+	return ""
+}
+
+// coerce converts string-typed values (and bracket-nested maps of them) to
+// the schema's types. What cannot be converted is left as it is, so that
+// schema validation names the field and the expected type.
+func coerce(v any, s *jsonschema.Schema) any {
+	switch schemaType(s) {
+	case "integer":
+		if str, ok := single(v); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(str), 10, 64); err == nil {
+				return n
+			}
+		}
+	case "number":
+		if str, ok := single(v); ok {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(str), 64); err == nil {
+				return f
+			}
+		}
+	case "boolean":
+		if str, ok := single(v); ok {
+			switch strings.ToLower(strings.TrimSpace(str)) {
+			case "true", "1", "yes", "on":
+				return true
+			case "false", "0", "no", "off", "":
+				return false
+			}
+		}
+	case "string":
+		if list, ok := v.([]string); ok && len(list) > 0 {
+			return list[len(list)-1]
+		}
+	case "array":
+		var items []any
+		switch t := v.(type) {
+		case string:
+			if t == "" {
+				return []any{}
+			}
+			if schemaType(s.Items) == "object" {
+				return v
+			}
+			for _, p := range strings.Split(t, ",") {
+				items = append(items, strings.TrimSpace(p))
+			}
+		case []string:
+			for _, p := range t {
+				items = append(items, p)
+			}
+		case []any:
+			items = t
+		case map[string]any:
+			items = indexedList(t)
+			if items == nil {
+				return v
+			}
+		default:
+			return v
+		}
+		for i := range items {
+			items[i] = coerce(items[i], s.Items)
+		}
+		return items
+	case "object":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		for k, vv := range m {
+			if p, ok := s.Properties[k]; ok {
+				m[k] = coerce(vv, p)
+			} else if s.AdditionalProperties != nil {
+				m[k] = coerce(vv, s.AdditionalProperties)
+			}
+		}
+		return m
+	}
+	return v
+}
+
+func single(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case []string:
+		if len(t) > 0 {
+			return t[len(t)-1], true
+		}
+	}
+	return "", false
+}
+
+// indexedList turns {"0":a,"1":b} into [a,b]; nil when keys are not 0..n-1.
+func indexedList(m map[string]any) []any {
+	out := make([]any, len(m))
+	for k, v := range m {
+		i, err := strconv.Atoi(k)
+		if err != nil || i < 0 || i >= len(m) || out[i] != nil {
+			return nil
+		}
+		out[i] = v
+	}
+	return out
+}

@@ -1,0 +1,93 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/pomehq/pome/tape"
+)
+
+// recorder passes a response through while keeping its status and a copy of
+// its body (up to the tape's limit plus one byte, so truncation is known).
+type recorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+	buf    bytes.Buffer
+	size   int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if !r.wrote {
+		r.status, r.wrote = http.StatusOK, true
+	}
+	r.size += len(p)
+	if room := tape.MaxBodyBytes + 1 - r.buf.Len(); room > 0 {
+		if len(p) < room {
+			room = len(p)
+		}
+		r.buf.Write(p[:room])
+	}
+	return r.ResponseWriter.Write(p)
+}
+
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// responseBody is the recorded body as JSON for the tape.
+func (r *recorder) responseBody() json.RawMessage {
+	b := r.buf.Bytes()
+	if r.size > tape.MaxBodyBytes {
+		return tape.TruncatedBody(b, r.size)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	if json.Valid(b) {
+		return json.RawMessage(bytes.TrimSpace(b))
+	}
+	s, _ := json.Marshal(string(b))
+	return s
+}
+
+// requestBodyJSON renders a request body for the tape: JSON as JSON (with
+// credential fields redacted), forms as an object, anything else as a string.
+func requestBodyJSON(contentType string, body []byte) json.RawMessage {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if len(body) > tape.MaxBodyBytes {
+		return tape.Truncate(body)
+	}
+	if strings.HasPrefix(contentType, "application/x-www-form-urlencoded") {
+		form, err := url.ParseQuery(string(body))
+		if err == nil {
+			m := make(map[string]any, len(form))
+			for k, vs := range form {
+				if tape.IsSecretField(k) {
+					m[k] = tape.Redacted
+				} else if len(vs) == 1 {
+					m[k] = vs[0]
+				} else {
+					m[k] = vs
+				}
+			}
+			out, _ := json.Marshal(m)
+			return out
+		}
+	}
+	return tape.RedactJSON(body)
+}

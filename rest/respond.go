@@ -1,0 +1,121 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/twins"
+)
+
+// opaque404Body is the one answer for every data-plane refusal: unknown or
+// expired sandbox, a twin not in it, a missing or wrong token, a token of
+// another sandbox, a stopped sandbox's agent surfaces. It leaks nothing.
+var opaque404Body = []byte(`{"message":"No twin pod for this session."}` + "\n")
+
+func opaque404(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(opaque404Body)))
+	w.WriteHeader(http.StatusNotFound)
+	w.Write(opaque404Body)
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(`{"message":"internal error encoding the response"}`)
+		status = http.StatusInternalServerError
+	}
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// writeTwinError renders err in the twin's vendor envelope: the one place a
+// twin error becomes an HTTP status.
+func writeTwinError(w http.ResponseWriter, tw *twins.Twin, err error) {
+	e := twins.AsError(err)
+	status, body := twinErrorBody(tw, e)
+	writeJSON(w, status, body)
+}
+
+func twinErrorBody(tw *twins.Twin, e *twins.Error) (int, any) {
+	if tw.RESTError != nil {
+		return tw.RESTError(e)
+	}
+	return genericStatus(e.Code), map[string]any{"message": e.Message, "error": e.Vendor}
+}
+
+// genericStatus is the status of a code for twins that do not map it.
+func genericStatus(c twins.Code) int {
+	switch c {
+	case twins.NotFound:
+		return http.StatusNotFound
+	case twins.Invalid:
+		return http.StatusBadRequest
+	case twins.Unprocessable:
+		return http.StatusUnprocessableEntity
+	case twins.Conflict:
+		return http.StatusConflict
+	case twins.Forbidden:
+		return http.StatusForbidden
+	case twins.Unauthorized:
+		return http.StatusUnauthorized
+	case twins.PaymentFailed:
+		return http.StatusPaymentRequired
+	case twins.NotAllowed:
+		return http.StatusMethodNotAllowed
+	case twins.RateLimited:
+		return http.StatusTooManyRequests
+	case twins.TooLarge:
+		return http.StatusRequestEntityTooLarge
+	case twins.NotImplemented:
+		return http.StatusNotImplemented
+	}
+	return http.StatusInternalServerError
+}
+
+// controlError is the control-plane envelope (SPEC §4).
+type controlError struct {
+	Error struct {
+		Type      session.ErrorType `json:"type"`
+		Message   string            `json:"message"`
+		Details   map[string]any    `json:"details,omitempty"`
+		RequestID string            `json:"request_id"`
+	} `json:"error"`
+}
+
+var controlStatus = map[session.ErrorType]int{
+	session.ErrInvalidAuth:      http.StatusUnauthorized,
+	session.ErrForbidden:        http.StatusForbidden,
+	session.ErrValidationFailed: http.StatusUnprocessableEntity,
+	session.ErrNotFoundType:     http.StatusNotFound,
+	session.ErrConflict:         http.StatusConflict,
+	session.ErrQuotaExceeded:    http.StatusPaymentRequired,
+	session.ErrRateLimited:      http.StatusTooManyRequests,
+	session.ErrInternal:         http.StatusInternalServerError,
+}
+
+// writeControlError renders a control-plane error; anything that is not a
+// *session.Error is an internal error whose text is not shown.
+func writeControlError(w http.ResponseWriter, r *http.Request, err error) {
+	se, ok := err.(*session.Error)
+	if !ok {
+		se = &session.Error{Type: session.ErrInternal, Message: "internal error"}
+	}
+	var body controlError
+	body.Error.Type = se.Type
+	body.Error.Message = se.Message
+	body.Error.Details = se.Details
+	body.Error.RequestID = requestID(r)
+	status, ok := controlStatus[se.Type]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	writeJSON(w, status, body)
+}

@@ -1,0 +1,169 @@
+// Package rest is the HTTP face of Pome: the control plane (/v1), each
+// twin's vendor REST surface built from its action bindings, the MCP
+// endpoints, the OpenAPI documents and the _pome reads.
+package rest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/pprof"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/pomehq/pome/mcpserver"
+	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/twins"
+)
+
+// Server is one Pome process's HTTP handler. Every piece of sandbox state
+// lives in the Manager's store, so any number of Servers sharing a Redis
+// store serve any sandbox.
+type Server struct {
+	Registry *twins.Registry
+	Manager  *session.Manager
+	Teams    *session.Teams
+	// Grader evaluates POST /v1/sandboxes/{sid}/grade bodies; nil answers
+	// that grading is unavailable.
+	Grader func(ctx context.Context, m *session.Manager, sb *session.Sandbox, body []byte) (any, error)
+
+	cfg     Config
+	handler http.Handler
+	limits  *rateLimiter
+}
+
+// NewServer builds the handler over a store.
+func NewServer(cfg Config, reg *twins.Registry, store session.Store, teams *session.Teams) *Server {
+	cfg.Defaults()
+	s := &Server{Registry: reg, Teams: teams, cfg: cfg}
+	s.Manager = session.NewManager(store, reg, session.Config{
+		TTL: cfg.TTL, Retention: cfg.Retention, MaxTwins: cfg.MaxTwins,
+		SandboxQuota: cfg.SandboxQuota, PublicURL: cfg.PublicURL,
+	}, nil)
+	s.limits = newRateLimiter(cfg.RateLimits)
+	s.handler = s.routes()
+	return s
+}
+
+func (s *Server) log() *slog.Logger {
+	if s.cfg.Logger == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return s.cfg.Logger
+}
+
+// ServeHTTP serves every surface.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+func (s *Server) routes() http.Handler {
+	r := mux.NewRouter()
+	r.SkipClean(true)
+	r.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+	}).Methods(http.MethodGet)
+	r.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet)
+
+	v1 := r.PathPrefix("/v1").Subrouter()
+	v1.Use(s.withRequestID, s.teamAuth)
+	s.controlRoutes(v1)
+	v1.NotFoundHandler = s.withRequestID(s.teamAuth(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeControlError(w, r, &session.Error{Type: session.ErrNotFoundType, Message: "no such endpoint: " + r.Method + " " + r.URL.Path})
+	})))
+
+	if s.cfg.Pprof {
+		r.HandleFunc("/debug/pprof/", pprof.Index)
+		r.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		r.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		r.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		r.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		r.PathPrefix("/debug/pprof/").HandlerFunc(pprof.Index)
+	}
+
+	dp := newDataPlane(s)
+	r.PathPrefix("/").Handler(dp)
+	return r
+}
+
+func (s *Server) mcpHandler(tw *twins.Twin) http.Handler {
+	return mcpserver.New(s.Manager, tw, twinErrorBody, s.cfg.MaxBodyBytes)
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.Manager.Store.Ping(ctx); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "store": "unreachable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready"})
+}
+
+type requestIDKey struct{}
+
+func (s *Server) withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b [12]byte
+		rand.Read(b[:])
+		id := "req_" + hex.EncodeToString(b[:])
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+func requestID(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey{}).(string)
+	return id
+}
+
+// rateLimiter is a per-sandbox, per-twin fixed-window limiter (requests per
+// minute). It is per process: with N replicas a sandbox can get up to N
+// times the limit, which errs on the side of serving.
+type rateLimiter struct {
+	perMinute map[string]int
+	mu        sync.Mutex
+	windows   map[string]*window
+}
+
+type window struct {
+	start time.Time
+	count int
+}
+
+func newRateLimiter(limits map[string]int) *rateLimiter {
+	return &rateLimiter{perMinute: limits, windows: map[string]*window{}}
+}
+
+func (s *Server) allow(sid, twin string) bool {
+	l := s.limits
+	limit := l.perMinute[twin]
+	if limit <= 0 {
+		return true
+	}
+	now := time.Now()
+	key := sid + "/" + twin
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.windows[key]
+	if w == nil || now.Sub(w.start) >= time.Minute {
+		if len(l.windows) > 100000 {
+			for k, old := range l.windows {
+				if now.Sub(old.start) >= time.Minute {
+					delete(l.windows, k)
+				}
+			}
+		}
+		w = &window{start: now}
+		l.windows[key] = w
+	}
+	w.count++
+	return w.count <= limit
+}
+
+func writeRateLimited(w http.ResponseWriter, tw *twins.Twin, limit int) {
+	w.Header().Set("Retry-After", "60")
+	writeTwinError(w, tw, twins.Errorf(twins.RateLimited, "ratelimited", "API rate limit exceeded: %d requests per minute for this sandbox", limit).With("limit", limit).With("retry_after", 60))
+}

@@ -1,0 +1,458 @@
+package session
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pomehq/pome/tape"
+	"github.com/pomehq/pome/twins"
+)
+
+// Config holds the sandbox policy.
+type Config struct {
+	TTL          time.Duration
+	MaxTTL       time.Duration
+	Retention    time.Duration
+	MaxTwins     int
+	SandboxQuota int
+	// PublicURL is the base URL put into responses, without trailing slash.
+	PublicURL string
+}
+
+// Roles a data-plane token can have in a sandbox.
+type Role int
+
+const (
+	RoleNone Role = iota
+	// RoleAuth is the sandbox's auth_token: every twin, including _pome reads.
+	RoleAuth
+	// RoleAgent is the agent_token: vendor REST and MCP surfaces only.
+	RoleAgent
+	// RoleProvider is a twin's vendor-shaped credential: that twin only.
+	RoleProvider
+)
+
+// ErrorType is a control-plane error class (SPEC §4).
+type ErrorType string
+
+const (
+	ErrInvalidAuth      ErrorType = "invalid_auth"
+	ErrForbidden        ErrorType = "forbidden"
+	ErrValidationFailed ErrorType = "validation_failed"
+	ErrNotFoundType     ErrorType = "not_found"
+	ErrConflict         ErrorType = "conflict"
+	ErrQuotaExceeded    ErrorType = "quota_exceeded"
+	ErrRateLimited      ErrorType = "rate_limited"
+	ErrInternal         ErrorType = "internal_error"
+)
+
+// Error is a control-plane error; the REST layer maps Type to a status.
+type Error struct {
+	Type    ErrorType
+	Message string
+	Details map[string]any
+}
+
+func (e *Error) Error() string { return string(e.Type) + ": " + e.Message }
+
+func validation(field, format string, args ...any) *Error {
+	return &Error{Type: ErrValidationFailed, Message: fmt.Sprintf(format, args...), Details: map[string]any{"field": field}}
+}
+
+// Teams holds the team API keys, hashed.
+type Teams struct {
+	byHash map[string]string // sha256 hex → team
+}
+
+// NewTeams hashes the configured keys.
+func NewTeams(keys map[string][]string) (*Teams, error) {
+	t := &Teams{byHash: map[string]string{}}
+	for team, list := range keys {
+		if team == "" {
+			return nil, errors.New("team name must not be empty")
+		}
+		for _, k := range list {
+			if !strings.HasPrefix(k, "pme_") || len(k) < 20 {
+				return nil, fmt.Errorf("team %s: API keys look like pme_ followed by 32 characters", team)
+			}
+			t.byHash[HashToken(k)] = team
+		}
+	}
+	return t, nil
+}
+
+// Team returns the team that owns key.
+func (t *Teams) Team(key string) (string, bool) {
+	if key == "" {
+		return "", false
+	}
+	h := HashToken(key)
+	team, ok := t.byHash[h]
+	if !ok {
+		return "", false
+	}
+	// The map lookup already matched; the compare keeps the check in the
+	// same constant-time primitive as every other token comparison.
+	for stored := range t.byHash {
+		if subtle.ConstantTimeCompare([]byte(stored), []byte(h)) == 1 {
+			return team, true
+		}
+	}
+	return "", false
+}
+
+// Len returns the number of keys.
+func (t *Teams) Len() int { return len(t.byHash) }
+
+// Manager runs the sandbox lifecycle over a store.
+type Manager struct {
+	Store    Store
+	Registry *twins.Registry
+	Config   Config
+	Now      func() time.Time
+}
+
+// NewManager returns a manager; now defaults to time.Now.
+func NewManager(store Store, reg *twins.Registry, cfg Config, now func() time.Time) *Manager {
+	if now == nil {
+		now = time.Now
+	}
+	if cfg.MaxTTL <= 0 {
+		cfg.MaxTTL = 24 * time.Hour
+	}
+	return &Manager{Store: store, Registry: reg, Config: cfg, Now: now}
+}
+
+// CreateRequest is the body of POST /v1/sandboxes.
+type CreateRequest struct {
+	Twins      []string                   `json:"twins"`
+	Seed       map[string]json.RawMessage `json:"seed,omitempty"`
+	TTLSeconds *int                       `json:"ttl_seconds,omitempty"`
+	TaskSource string                     `json:"task_source,omitempty"`
+}
+
+// TwinURLs are one twin's addresses in a sandbox.
+type TwinURLs struct {
+	APIURL     string `json:"api_url"`
+	MCPURL     string `json:"mcp_url"`
+	OpenAPIURL string `json:"openapi_url"`
+}
+
+// Credential is a vendor-shaped token and how to send it.
+type Credential struct {
+	Token  string `json:"token"`
+	Header string `json:"header"`
+	Scheme string `json:"scheme"`
+}
+
+// Created is the 201 body of POST /v1/sandboxes. It is the only place the
+// tokens ever appear in the clear.
+type Created struct {
+	SessionID           string                `json:"session_id"`
+	ExpiresAt           time.Time             `json:"expires_at"`
+	AuthToken           string                `json:"auth_token"`
+	AgentToken          string                `json:"agent_token"`
+	PerTwin             map[string]TwinURLs   `json:"per_twin"`
+	ProviderCredentials map[string]Credential `json:"provider_credentials"`
+	Sandbox             *Sandbox              `json:"-"`
+}
+
+// TwinURLs returns a twin's addresses in a sandbox.
+func (m *Manager) TwinURLs(sid, twin string) TwinURLs {
+	base := strings.TrimRight(m.Config.PublicURL, "/") + "/" + twin + "/s/" + sid
+	return TwinURLs{APIURL: base, MCPURL: base + "/mcp", OpenAPIURL: base + "/openapi.json"}
+}
+
+// Create validates the request completely, then creates the sandbox.
+// Nothing is stored when any part is invalid.
+func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*Created, error) {
+	if len(req.Twins) == 0 {
+		return nil, validation("twins", "twins must name at least one twin (%s)", strings.Join(m.Registry.Names(), ", "))
+	}
+	if len(req.Twins) > m.Config.MaxTwins {
+		return nil, validation("twins", "a sandbox has at most %d twins, got %d", m.Config.MaxTwins, len(req.Twins))
+	}
+	seen := map[string]bool{}
+	for i, name := range req.Twins {
+		if _, ok := m.Registry.Get(name); !ok {
+			return nil, validation(fmt.Sprintf("twins[%d]", i), "unknown twin %q (available: %s)", name, strings.Join(m.Registry.Names(), ", "))
+		}
+		if seen[name] {
+			return nil, validation(fmt.Sprintf("twins[%d]", i), "twin %q is listed twice", name)
+		}
+		seen[name] = true
+	}
+	ttl := m.Config.TTL
+	if req.TTLSeconds != nil {
+		if *req.TTLSeconds <= 0 || time.Duration(*req.TTLSeconds)*time.Second > m.Config.MaxTTL {
+			return nil, validation("ttl_seconds", "ttl_seconds must be between 1 and %d", int(m.Config.MaxTTL/time.Second))
+		}
+		ttl = time.Duration(*req.TTLSeconds) * time.Second
+	}
+	var clock *time.Time
+	for key, raw := range req.Seed {
+		if key == "clock" {
+			var ts time.Time
+			if err := json.Unmarshal(raw, &ts); err != nil {
+				return nil, validation("seed.clock", "seed clock must be an RFC 3339 timestamp: %v", err)
+			}
+			ts = ts.UTC()
+			clock = &ts
+			continue
+		}
+		if !seen[key] {
+			if _, known := m.Registry.Get(key); known {
+				return nil, validation("seed."+key, "seed for twin %q, which is not in twins", key)
+			}
+			return nil, validation("seed."+key, "unknown seed key %q (twin names and \"clock\")", key)
+		}
+	}
+
+	now := m.Now().UTC().Truncate(time.Millisecond)
+	sb := &Sandbox{
+		ID: NewSandboxID(), Team: team, Twins: append([]string(nil), req.Twins...), State: StateReady,
+		CreatedAt: now, ExpiresAt: now.Add(ttl), RetainUntil: now.Add(ttl), ClockStart: clock,
+		TaskSource: req.TaskSource, ProviderHashes: map[string]string{},
+	}
+	worlds := make(map[string]SeedWorld, len(req.Twins))
+	for _, name := range req.Twins {
+		tw, _ := m.Registry.Get(name)
+		env := m.Env(sb, tw)
+		world, err := tw.NewWorld(twins.WithEnv(ctx, env), req.Seed[name])
+		if err != nil {
+			var se *twins.SeedError
+			if errors.As(err, &se) {
+				e := validation("seed."+name+strings.ReplaceAll(se.Path, "/", "."), "seed for %s is invalid at %s: %s", name, orRoot(se.Path), se.Message)
+				e.Details["path"] = "/seed/" + name + se.Path
+				return nil, e
+			}
+			return nil, validation("seed."+name, "seed for %s is invalid: %v", name, err)
+		}
+		doc, err := json.Marshal(world)
+		if err != nil {
+			return nil, &Error{Type: ErrInternal, Message: "encode world: " + err.Error()}
+		}
+		worlds[name] = SeedWorld{World: world, Doc: doc}
+	}
+
+	out := &Created{
+		SessionID: sb.ID, ExpiresAt: sb.ExpiresAt,
+		AuthToken: newAuthToken(), AgentToken: newAgentToken(),
+		PerTwin: map[string]TwinURLs{}, ProviderCredentials: map[string]Credential{},
+		Sandbox: sb,
+	}
+	sb.AuthHash, sb.AgentHash = HashToken(out.AuthToken), HashToken(out.AgentToken)
+	for _, name := range req.Twins {
+		tw, _ := m.Registry.Get(name)
+		tok := NewProviderToken(tw.TokenPrefix)
+		sb.ProviderHashes[name] = HashToken(tok)
+		out.PerTwin[name] = m.TwinURLs(sb.ID, name)
+		out.ProviderCredentials[name] = Credential{Token: tok, Header: "Authorization", Scheme: "Bearer"}
+	}
+	if err := m.Store.Create(ctx, sb, worlds, m.Config.SandboxQuota); err != nil {
+		if errors.Is(err, ErrQuota) {
+			return nil, &Error{Type: ErrQuotaExceeded, Message: fmt.Sprintf("team %s already has %d open sandboxes (the quota); stop one first", team, m.Config.SandboxQuota)}
+		}
+		return nil, &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+	}
+	return out, nil
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "the root"
+	}
+	return p
+}
+
+// Env is the call environment of a twin in a sandbox.
+func (m *Manager) Env(sb *Sandbox, tw *twins.Twin) *twins.Env {
+	now := m.Now
+	return &twins.Env{
+		SandboxID: sb.ID, Twin: tw.Name, APIURL: m.TwinURLs(sb.ID, tw.Name).APIURL,
+		Now: func() time.Time { return sb.Now(now()) },
+	}
+}
+
+// Get returns a team's sandbox; another team's id is not found.
+func (m *Manager) Get(ctx context.Context, team, id string) (*Sandbox, error) {
+	if !ValidSandboxID(id) {
+		return nil, &Error{Type: ErrNotFoundType, Message: "no sandbox " + id}
+	}
+	sb, err := m.Store.Get(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		// Expired sandboxes keep a summary in the team index.
+		list, lerr := m.Store.List(ctx, team)
+		if lerr == nil {
+			for _, s := range list {
+				if s.ID == id {
+					return s, nil
+				}
+			}
+		}
+		return nil, &Error{Type: ErrNotFoundType, Message: "no sandbox " + id}
+	}
+	if err != nil {
+		return nil, &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+	}
+	if sb.Team != team {
+		return nil, &Error{Type: ErrNotFoundType, Message: "no sandbox " + id}
+	}
+	sb.State = sb.EffectiveState(m.Now())
+	return sb, nil
+}
+
+// List returns a team's sandboxes newest first, filtered by state.
+func (m *Manager) List(ctx context.Context, team, state string, limit int) ([]*Sandbox, bool, error) {
+	switch state {
+	case "", StateReady, StateStopped, StateExpired:
+	default:
+		return nil, false, validation("state", "state must be ready, stopped or expired")
+	}
+	if limit <= 0 {
+		limit = 100
+	}
+	all, err := m.Store.List(ctx, team)
+	if err != nil {
+		return nil, false, &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+	}
+	now := m.Now()
+	var out []*Sandbox
+	for _, sb := range all {
+		sb.State = sb.EffectiveState(now)
+		if state == "" || sb.State == state {
+			out = append(out, sb)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
+	more := len(out) > limit
+	if more {
+		out = out[:limit]
+	}
+	return out, more, nil
+}
+
+// Stop stops a team's sandbox, or with discard deletes it now.
+func (m *Manager) Stop(ctx context.Context, team, id string, discard bool) error {
+	sb, err := m.Get(ctx, team, id)
+	if err != nil {
+		return err
+	}
+	if discard {
+		if err := m.Store.Discard(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+			return &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+		}
+		return nil
+	}
+	if sb.State != StateReady {
+		return nil
+	}
+	now := m.Now().UTC()
+	if _, err := m.Store.Stop(ctx, id, now, now.Add(m.Config.Retention)); err != nil && !errors.Is(err, ErrNotFound) {
+		return &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+	}
+	return nil
+}
+
+// Usage reports a team's usage for the current calendar month.
+func (m *Manager) Usage(ctx context.Context, team string) (Usage, error) {
+	u, err := m.Store.Usage(ctx, team)
+	if err != nil {
+		return u, &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+	}
+	now := m.Now().UTC()
+	u.Team = team
+	u.PeriodStart = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	u.SandboxesQuota = m.Config.SandboxQuota
+	return u, nil
+}
+
+// Authorize decides a data-plane request: the sandbox must exist and run
+// the twin, and token must be one of its tokens that opens that twin. Every
+// refusal is the same false, so callers answer one opaque 404. A stopped
+// sandbox still authorizes (its _pome reads stay open); callers refuse its
+// agent surfaces.
+func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandbox, Role, bool) {
+	if !ValidSandboxID(id) || token == "" {
+		return nil, RoleNone, false
+	}
+	sb, err := m.Store.Get(ctx, id)
+	if err != nil || !sb.HasTwin(twin) {
+		return nil, RoleNone, false
+	}
+	now := m.Now()
+	if sb.EffectiveState(now) == StateExpired {
+		return nil, RoleNone, false
+	}
+	// Compare against every token so that timing does not say which one
+	// matched.
+	auth := tokenMatches(token, sb.AuthHash)
+	agent := tokenMatches(token, sb.AgentHash)
+	prov := tokenMatches(token, sb.ProviderHashes[twin])
+	switch {
+	case auth:
+		return sb, RoleAuth, true
+	case agent:
+		return sb, RoleAgent, true
+	case prov:
+		return sb, RoleProvider, true
+	}
+	return nil, RoleNone, false
+}
+
+// Invoke runs an already decoded action input on the sandbox's twin world.
+// The returned Call says whether state changed.
+func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twins.Action, in any) (any, error) {
+	ctx = twins.WithEnv(ctx, m.Env(sb, tw))
+	call := twins.CallFrom(ctx)
+	call.SetTool(a.Name())
+	var out any
+	write := a.Spec().Effect != twins.Read
+	err := m.Store.Update(ctx, sb, tw, write, func(world any) (bool, error) {
+		var err error
+		out, err = a.Run(ctx, world, in)
+		return err == nil && write && call.Mutated(), err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil, twins.Errorf(twins.NotFound, "not_found", "sandbox is gone")
+	}
+	return out, err
+}
+
+// Record appends a tape row for the sandbox.
+func (m *Manager) Record(ctx context.Context, sb *Sandbox, row *tape.Row) error {
+	row.SessionID = sb.ID
+	_, err := m.Store.Append(ctx, sb, row)
+	return err
+}
+
+// Input gathers what checks read for one twin: seed, final world, tape.
+func (m *Manager) Input(ctx context.Context, sb *Sandbox, tw *twins.Twin) (*twins.Input, error) {
+	seedDoc, err := m.Store.Seed(ctx, sb, tw.Name)
+	if err != nil {
+		return nil, err
+	}
+	finalDoc, err := m.Store.State(ctx, sb, tw.Name)
+	if err != nil {
+		return nil, err
+	}
+	seed, err := tw.DecodeWorld(seedDoc)
+	if err != nil {
+		return nil, err
+	}
+	final, err := tw.DecodeWorld(finalDoc)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := m.Store.Tape(ctx, sb, tw.Name, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &twins.Input{Twin: tw, Seed: seed, Final: final, Tape: rows}, nil
+}
