@@ -1,0 +1,460 @@
+package rest_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pomehq/pome/rest/resttest"
+)
+
+func do(t *testing.T, method, url string, hdr map[string]string, body string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b
+}
+
+func bearer(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+
+func jsonBody(tok string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
+}
+
+func TestOpaque404(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	other := resttest.Start(t, notesTwin(false), "")
+	base := env.HTTP.URL
+	cases := map[string]struct {
+		url string
+		hdr map[string]string
+	}{
+		"no token":              {env.APIURL + "/notes/1", nil},
+		"wrong token":           {env.APIURL + "/notes/1", bearer("pst_wrong")},
+		"other sandbox's token": {env.APIURL + "/notes/1", bearer(other.AuthToken)},
+		"unknown sandbox":       {base + "/notes/s/ses_0000000000000000/notes/1", bearer(env.AuthToken)},
+		"malformed sandbox id":  {base + "/notes/s/ses_x/notes/1", bearer(env.AuthToken)},
+		"twin not served":       {base + "/slack/s/" + env.SessionID + "/api/auth.test", bearer(env.AuthToken)},
+		"agent reads _pome":     {env.APIURL + "/_pome/tape", bearer(env.AgentToken)},
+		"provider reads _pome":  {env.APIURL + "/_pome/state", bearer(env.Token)},
+		"basic wrong":           {env.APIURL + "/notes/1", map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte("nope:"))}},
+	}
+	var first http.Header
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			st, h, b := do(t, "GET", c.url, c.hdr, "")
+			if st != 404 || string(b) != `{"message":"No twin pod for this session."}`+"\n" {
+				t.Fatalf("got %d %s", st, b)
+			}
+			h.Del("Date")
+			if first == nil {
+				first = h
+			} else if fmt.Sprint(first) != fmt.Sprint(h) {
+				t.Fatalf("headers differ: %v vs %v", first, h)
+			}
+		})
+	}
+	// None of those refusals reached a twin or its tape.
+	if rows := env.Tape(t); len(rows) != 0 {
+		t.Fatalf("refused calls were taped: %d rows", len(rows))
+	}
+}
+
+func TestTokenForms(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	basic := base64.StdEncoding.EncodeToString([]byte(env.Token + ":"))
+	for name, hdr := range map[string]map[string]string{
+		"auth bearer":     bearer(env.AuthToken),
+		"agent bearer":    bearer(env.AgentToken),
+		"provider token":  {"Authorization": "token " + env.Token},
+		"provider basic":  {"Authorization": "Basic " + basic},
+		"provider bearer": bearer(env.Token),
+	} {
+		t.Run(name, func(t *testing.T) {
+			hdr["Content-Type"] = "application/json"
+			if st, _, b := do(t, "POST", env.APIURL+"/notes", hdr, `{"text":"x"}`); st != 201 {
+				t.Fatalf("%d %s", st, b)
+			}
+		})
+	}
+	t.Run("token form field", func(t *testing.T) {
+		st, _, b := do(t, "POST", env.APIURL+"/api/notes.create", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, "token="+env.Token+"&body=hello")
+		if st != 200 {
+			t.Fatalf("%d %s", st, b)
+		}
+	})
+	t.Run("token query field", func(t *testing.T) {
+		st, _, b := do(t, "GET", env.APIURL+"/notes/1?token="+env.Token, nil, "")
+		if st != 200 {
+			t.Fatalf("%d %s", st, b)
+		}
+	})
+	// The token never reaches the tape.
+	rows := env.Tape(t)
+	raw, _ := json.Marshal(rows)
+	for _, tok := range []string{env.Token, env.AuthToken, env.AgentToken} {
+		if bytes.Contains(raw, []byte(tok)) {
+			t.Fatalf("a token is on the tape")
+		}
+	}
+}
+
+func TestRESTDecoding(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	hdr := func(ct string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + env.Token, "Content-Type": ct}
+	}
+	cases := []struct {
+		name, path, ct, body string
+		want                 map[string]any
+	}{
+		{"json", "/notes", "application/json", `{"text":"a","count":3,"flag":true,"tags":["x","y"],"unknown":1}`,
+			map[string]any{"text": "a", "count": 3.0, "flag": true, "tags": []any{"x", "y"}}},
+		{"json without content type", "/notes", "", `{"text":"b"}`, map[string]any{"text": "b"}},
+		{"form coerced", "/notes", "application/x-www-form-urlencoded", `text=c&count=7&flag=true&tags=a,b`,
+			map[string]any{"text": "c", "count": 7.0, "flag": true, "tags": []any{"a", "b"}}},
+		{"bracket form", "/notes", "application/x-www-form-urlencoded", `text=d&metadata[k]=v&tags[]=p&tags[]=q`,
+			map[string]any{"text": "d", "metadata": map[string]any{"k": "v"}, "tags": []any{"p", "q"}}},
+		{"query", "/notes?text=e&count=2", "", ``, map[string]any{"text": "e", "count": 2.0}},
+		{"renamed param", "/api/notes.create", "application/json", `{"body":"f"}`, map[string]any{"text": "f"}},
+		{"alias without /api", "/notes.create", "application/json", `{"body":"g"}`, map[string]any{"text": "g"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, _, b := do(t, "POST", env.APIURL+c.path, hdr(c.ct), c.body)
+			if st != 201 && st != 200 {
+				t.Fatalf("%d %s", st, b)
+			}
+			var got map[string]any
+			json.Unmarshal(b, &got)
+			for k, v := range c.want {
+				if fmt.Sprint(got[k]) != fmt.Sprint(v) {
+					t.Errorf("%s = %v, want %v (body %s)", k, got[k], v, b)
+				}
+			}
+		})
+	}
+	t.Run("raw body field", func(t *testing.T) {
+		st, _, b := do(t, "POST", env.APIURL+"/upload/raw", hdr("message/rfc822"), "Subject: hi\r\n\r\nbody")
+		if st != 200 || !strings.Contains(string(b), `"len":19`) {
+			t.Fatalf("%d %s", st, b)
+		}
+	})
+}
+
+func TestRESTErrors(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	strict := resttest.Start(t, notesTwin(true), "")
+	cases := []struct {
+		name   string
+		env    *resttest.Env
+		method string
+		path   string
+		ct     string
+		body   string
+		status int
+		want   string
+	}{
+		{"broken json", env, "POST", "/notes", "application/json", `{"text":`, 400, "invalid_json"},
+		{"json not an object", env, "POST", "/notes", "application/json", `[1,2]`, 400, "invalid_json"},
+		{"wrong type", env, "POST", "/notes", "application/json", `{"text":5}`, 400, "invalid_arguments"},
+		{"uncoercible", env, "POST", "/notes", "application/x-www-form-urlencoded", `text=a&count=many`, 400, "invalid_arguments"},
+		{"missing required", env, "POST", "/notes", "application/json", `{}`, 400, "invalid_arguments"},
+		{"handler refusal", env, "POST", "/notes", "application/json", `{"text":""}`, 400, "no_text"},
+		{"not found", env, "GET", "/notes/99", "", ``, 404, "not_found"},
+		{"strict unknown param", strict, "POST", "/notes", "application/x-www-form-urlencoded", `text=a&bogus=1`, 400, "Received unknown parameter: bogus"},
+		{"not implemented", env, "GET", "/nothing/here", "", ``, 501, "not_implemented"},
+		{"method not bound", env, "DELETE", "/notes/1", "", ``, 501, "not_implemented"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := string(c.env.State(t))
+			st, _, b := do(t, c.method, c.env.APIURL+c.path, map[string]string{"Authorization": "Bearer " + c.env.Token, "Content-Type": c.ct}, c.body)
+			if st != c.status || !strings.Contains(string(b), c.want) {
+				t.Fatalf("got %d %s, want %d containing %q", st, b, c.status, c.want)
+			}
+			if after := string(c.env.State(t)); after != before {
+				t.Fatalf("state changed on a refused call:\n%s\n%s", before, after)
+			}
+			rows := c.env.Tape(t)
+			last := rows[len(rows)-1]
+			if last.StateMutation || last.Status != c.status {
+				t.Fatalf("row: %+v", last)
+			}
+			if c.status == 501 && last.Tool != nil {
+				t.Fatalf("501 taped with tool %q", *last.Tool)
+			}
+			if c.status != 501 && last.ToolName() == "" {
+				t.Fatalf("refused call taped without its tool")
+			}
+		})
+	}
+	t.Run("501 names the twin and its surfaces", func(t *testing.T) {
+		_, _, b := do(t, "GET", env.APIURL+"/nope", bearer(env.Token), "")
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		if m["twin"] != "notes" || !strings.Contains(fmt.Sprint(m["supported"]), "GET /notes/{id}") {
+			t.Fatalf("%s", b)
+		}
+	})
+}
+
+func TestBodyLimit(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	big := `{"text":"` + strings.Repeat("a", 11<<20) + `"}`
+	st, _, b := do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), big)
+	if st != 413 {
+		t.Fatalf("%d %s", st, b[:min(len(b), 200)])
+	}
+	rows := env.Tape(t)
+	if len(rows) != 1 || rows[0].Status != 413 || rows[0].StateMutation {
+		t.Fatalf("rows %+v", rows)
+	}
+	if !bytes.Contains(rows[0].Request.Body, []byte(`"pome_truncated":true`)) {
+		t.Fatalf("oversized body not marked truncated on the tape")
+	}
+}
+
+func TestTapeRowsAndMutation(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), `{"text":"one"}`)
+	do(t, "GET", env.APIURL+"/notes/1", bearer(env.Token), "")
+	do(t, "POST", env.APIURL+"/tags", jsonBody(env.Token), `{"tag":"x"}`)
+	do(t, "POST", env.APIURL+"/tags", jsonBody(env.Token), `{"tag":"x"}`) // no-op write
+	// Reading the tape any number of times adds nothing.
+	for i := 0; i < 3; i++ {
+		do(t, "GET", env.APIURL+"/_pome/tape", bearer(env.AuthToken), "")
+		do(t, "GET", env.APIURL+"/_pome/state", bearer(env.AuthToken), "")
+	}
+	rows := env.Tape(t)
+	want := []struct {
+		tool string
+		mut  bool
+		st   int
+	}{{"create_note", true, 201}, {"get_note", false, 200}, {"add_tag", true, 200}, {"add_tag", false, 200}}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r.Seq != int64(i+1) || r.ToolName() != w.tool || r.StateMutation != w.mut || r.Status != w.st || r.Transport != "rest" || r.SessionID != env.SessionID || r.Twin != "notes" {
+			t.Errorf("row %d: %+v", i, r)
+		}
+		if !strings.Contains(r.Path, env.SessionID) {
+			t.Errorf("row %d path %s lacks the sandbox id", i, r.Path)
+		}
+		if r.Request.Headers["authorization"] != "[REDACTED]" {
+			t.Errorf("authorization not redacted: %v", r.Request.Headers)
+		}
+	}
+	if string(rows[0].Response.Body) == "" || !strings.Contains(string(rows[0].Request.Body), "one") {
+		t.Errorf("bodies not recorded: %s / %s", rows[0].Request.Body, rows[0].Response.Body)
+	}
+	// JSON Lines and the _pome read agree with the control plane.
+	st, _, b := do(t, "GET", env.APIURL+"/_pome/tape?format=jsonl", bearer(env.AuthToken), "")
+	if st != 200 || strings.Count(string(b), "\n") != len(want) {
+		t.Fatalf("jsonl: %d %s", st, b)
+	}
+}
+
+func TestMCPMatchesREST(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	cs := env.MCP(t)
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 4 {
+		t.Fatalf("%d tools", len(tools.Tools))
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name == "get_note" && !tool.Annotations.ReadOnlyHint {
+			t.Errorf("get_note not read-only")
+		}
+		if tool.Name == "create_note" && (tool.Annotations.ReadOnlyHint || *tool.Annotations.DestructiveHint) {
+			t.Errorf("create_note hints wrong")
+		}
+	}
+	text, isErr := resttest.CallTool(t, cs, "create_note", map[string]any{"text": "via mcp"})
+	if isErr || !strings.Contains(text, `"id":1`) {
+		t.Fatalf("%v %s", isErr, text)
+	}
+	do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), `{"text":"via rest"}`)
+	text, isErr = resttest.CallTool(t, cs, "get_note", map[string]any{"id": 2})
+	if isErr || !strings.Contains(text, "via rest") {
+		t.Fatalf("MCP does not see the REST write: %s", text)
+	}
+	text, isErr = resttest.CallTool(t, cs, "get_note", map[string]any{"id": 42})
+	if !isErr || !strings.Contains(text, "Not Found") {
+		t.Fatalf("error result: %v %s", isErr, text)
+	}
+	text, isErr = resttest.CallTool(t, cs, "create_note", map[string]any{"text": 5})
+	if !isErr || !strings.Contains(text, "invalid") {
+		t.Fatalf("bad args: %v %s", isErr, text)
+	}
+
+	rows := env.Tape(t)
+	var mcpCreate, restCreate *int
+	for i, r := range rows {
+		switch {
+		case r.Transport == "mcp" && r.ToolName() == "create_note" && r.StateMutation:
+			mcpCreate = &i
+		case r.Transport == "rest" && r.ToolName() == "create_note":
+			restCreate = &i
+		}
+		if r.Transport == "mcp" && r.MCPMethod != "tools/call" && (r.Tool != nil || r.StateMutation) {
+			t.Errorf("%s row has tool or mutation: %+v", r.MCPMethod, r)
+		}
+		if r.Transport == "mcp" && r.MCPMethod == "tools/call" && r.ToolName() == "" {
+			t.Errorf("tools/call row without tool")
+		}
+	}
+	if mcpCreate == nil || restCreate == nil {
+		t.Fatalf("create rows missing: %+v", rows)
+	}
+	methods := map[string]bool{}
+	for _, r := range rows {
+		methods[r.MCPMethod] = true
+	}
+	// Newer protocol versions discover the server instead of initializing.
+	if !(methods["initialize"] || methods["server/discover"]) || !methods["tools/list"] {
+		t.Fatalf("initialize/tools/list not taped: %v", methods)
+	}
+	// Failed calls never count as mutations.
+	for _, r := range rows {
+		if r.ToolName() == "get_note" && r.StateMutation {
+			t.Fatalf("read taped as mutation")
+		}
+	}
+}
+
+func TestConcurrentWritesBothTransports(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	const n = 100
+	var wg sync.WaitGroup
+	errs := make(chan string, n)
+	cs := env.MCP(t)
+	// Rows written by the MCP handshake are counted out below.
+	base := len(env.Tape(t))
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if i%2 == 0 {
+				st, _, b := do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), fmt.Sprintf(`{"text":"n%d"}`, i))
+				if st != 201 {
+					errs <- string(b)
+				}
+				return
+			}
+			if text, isErr := resttest.CallTool(t, cs, "create_note", map[string]any{"text": fmt.Sprintf("n%d", i)}); isErr {
+				errs <- text
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	rows := env.Tape(t)[base:]
+	if len(rows) != n {
+		t.Fatalf("%d rows, want %d", len(rows), n)
+	}
+	for i, r := range rows {
+		if r.Seq != int64(base+i+1) {
+			t.Fatalf("seq gap at %d: %d", i, r.Seq)
+		}
+	}
+	var st struct {
+		Next  int               `json:"next"`
+		Notes map[string]string `json:"notes"`
+	}
+	json.Unmarshal(env.State(t), &st)
+	if st.Next != n+1 || len(st.Notes) != n {
+		t.Fatalf("lost updates: next=%d notes=%d", st.Next, len(st.Notes))
+	}
+}
+
+func TestStopAndDiscard(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), `{"text":"kept"}`)
+	if st := env.Control(t, "DELETE", "/v1/sandboxes/"+env.SessionID, nil, nil); st != 204 {
+		t.Fatalf("stop: %d", st)
+	}
+	// Agent surfaces are closed…
+	for _, tok := range []string{env.Token, env.AgentToken, env.AuthToken} {
+		if st, _, _ := do(t, "GET", env.APIURL+"/notes/1", bearer(tok), ""); st != 404 {
+			t.Fatalf("stopped sandbox served REST: %d", st)
+		}
+	}
+	if st, _, _ := do(t, "POST", env.MCPURL, map[string]string{"Authorization": "Bearer " + env.AgentToken, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); st != 404 {
+		t.Fatalf("stopped sandbox served MCP: %d", st)
+	}
+	// …but state and tape stay readable.
+	if st, _, b := do(t, "GET", env.APIURL+"/_pome/state", bearer(env.AuthToken), ""); st != 200 || !strings.Contains(string(b), "kept") {
+		t.Fatalf("state after stop: %d %s", st, b)
+	}
+	if rows := env.Tape(t); len(rows) != 1 {
+		t.Fatalf("tape after stop: %d rows", len(rows))
+	}
+	var sb map[string]any
+	env.Control(t, "GET", "/v1/sandboxes/"+env.SessionID, nil, &sb)
+	if sb["state"] != "stopped" || sb["stopped_at"] == nil {
+		t.Fatalf("sandbox: %v", sb)
+	}
+	if st := env.Control(t, "DELETE", "/v1/sandboxes/"+env.SessionID+"?discard=true", nil, nil); st != 204 {
+		t.Fatalf("discard: %d", st)
+	}
+	if st, _, _ := do(t, "GET", env.APIURL+"/_pome/state", bearer(env.AuthToken), ""); st != 404 {
+		t.Fatalf("discarded state readable: %d", st)
+	}
+	if st := env.Control(t, "GET", "/v1/sandboxes/"+env.SessionID, nil, nil); st != 404 {
+		t.Fatalf("discarded sandbox found: %d", st)
+	}
+}
+
+func TestOpenAPI(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	st, _, b := do(t, "GET", env.APIURL+"/openapi.json", bearer(env.AgentToken), "")
+	if st != 200 {
+		t.Fatalf("%d", st)
+	}
+	var doc struct {
+		OpenAPI string                               `json:"openapi"`
+		Paths   map[string]map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.OpenAPI != "3.1.0" || doc.Paths["/notes/{id}"]["get"]["x-pome-tool"] != "get_note" || doc.Paths["/notes"]["post"]["requestBody"] == nil {
+		t.Fatalf("%s", b)
+	}
+	for _, a := range notesTwin(false).Actions {
+		for _, bd := range a.Spec().Bindings {
+			if doc.Paths[bd.Path][strings.ToLower(bd.Method)] == nil {
+				t.Errorf("binding %s %s missing", bd.Method, bd.Path)
+			}
+		}
+	}
+	if rows := env.Tape(t); len(rows) != 0 {
+		t.Fatalf("openapi read was taped")
+	}
+}
