@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cast"
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/pomehq/pome/rest"
+)
+
+func (a *App) newServeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the control plane and every twin on one address",
+		Long: "Run the control plane and every twin in one process on one address.\n\n" +
+			"Without --redis-url everything lives in memory. Team API keys come from\n" +
+			"POME_API_KEYS=team:pme_…,team2:pme_… or the config file's `teams:` map\n" +
+			"(team → list of keys); with neither, the server creates one key and prints\n" +
+			"it. The config file's `rate_limits:` map sets requests per minute per twin.",
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			cfg, err := ServeConfig(a.v, a.fileRaw)
+			if err != nil {
+				return err
+			}
+			cfg.Logger = slog.New(slog.NewTextHandler(a.Stderr, nil))
+			// main already cancels on these signals; doing it here too
+			// keeps the command correct when embedded elsewhere.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			serve := a.Serve
+			if serve == nil {
+				serve = rest.Run
+			}
+			err = serve(ctx, cfg, a.Stdout)
+			if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, http.ErrServerClosed)) {
+				return nil
+			}
+			if err != nil {
+				return &ExitError{Code: ExitOrchestration, Err: fmt.Errorf("serve: %w", err)}
+			}
+			return nil
+		}),
+	}
+	f := cmd.Flags()
+	f.String("addr", "127.0.0.1:7070", "listen address (env POME_ADDR)")
+	f.String("public-url", "", "base URL put in responses (env POME_PUBLIC_URL; default http:// + --addr)")
+	f.String("redis-url", "", "keep sandboxes, state and tapes in Redis (env POME_REDIS_URL; default in memory)")
+	f.Duration("ttl", 30*time.Minute, "default sandbox lifetime (env POME_TTL)")
+	f.Duration("retention", 24*time.Hour, "how long a stopped sandbox stays readable (env POME_RETENTION)")
+	f.Int("max-twins", 3, "twins per sandbox (env POME_MAX_TWINS)")
+	f.Int("sandbox-quota", 1000, "open sandboxes per team (env POME_SANDBOX_QUOTA)")
+	f.Int64("max-body-bytes", 10<<20, "request body limit in bytes (env POME_MAX_BODY_BYTES)")
+	f.Bool("pprof", false, "serve net/http/pprof at /debug/pprof/ (env POME_PPROF)")
+	for flag, key := range map[string]string{
+		"addr": keyAddr, "public-url": keyPublicURL, "redis-url": keyRedisURL,
+		"ttl": keyTTL, "retention": keyRetention, "max-twins": keyMaxTwins,
+		"sandbox-quota": keySandboxQuota, "max-body-bytes": keyMaxBodyBytes, "pprof": keyPprof,
+	} {
+		bindKey(f, flag, key)
+	}
+	return cmd
+}
+
+// ServeConfig maps the resolved configuration of `pome serve` to
+// rest.Config. v supplies flags, env and scalar config-file keys; fileRaw is
+// the config file as parsed YAML, read for `teams:` and `rate_limits:`
+// because viper lower-cases map keys and team names keep their case.
+// POME_API_KEYS, when set, replaces the file's teams (env beats file).
+func ServeConfig(v *viper.Viper, fileRaw map[string]any) (rest.Config, error) {
+	var cfg rest.Config
+	var err error
+	cfg.Addr = strings.TrimSpace(v.GetString(keyAddr))
+	cfg.PublicURL = strings.TrimRight(strings.TrimSpace(v.GetString(keyPublicURL)), "/")
+	cfg.RedisURL = strings.TrimSpace(v.GetString(keyRedisURL))
+	if cfg.TTL, err = durationKey(v, keyTTL); err != nil {
+		return cfg, err
+	}
+	if cfg.Retention, err = durationKey(v, keyRetention); err != nil {
+		return cfg, err
+	}
+	if cfg.MaxTwins, err = positiveInt(v, keyMaxTwins); err != nil {
+		return cfg, err
+	}
+	if cfg.SandboxQuota, err = positiveInt(v, keySandboxQuota); err != nil {
+		return cfg, err
+	}
+	maxBody, err := positiveInt(v, keyMaxBodyBytes)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.MaxBodyBytes = int64(maxBody)
+	if v.IsSet(keyPprof) {
+		if cfg.Pprof, err = cast.ToBoolE(v.Get(keyPprof)); err != nil {
+			return cfg, usageErrorf("%s: %v", keyPprof, err)
+		}
+	}
+
+	if env := strings.TrimSpace(v.GetString(keyAPIKeys)); env != "" {
+		if cfg.Teams, err = ParseAPIKeys(env); err != nil {
+			return cfg, err
+		}
+	} else if raw, ok := fileRaw[keyTeams]; ok && raw != nil {
+		if cfg.Teams, err = teamsFromConfig(raw); err != nil {
+			return cfg, err
+		}
+	}
+	if raw, ok := fileRaw[keyRateLimits]; ok && raw != nil {
+		if cfg.RateLimits, err = rateLimitsFromConfig(raw); err != nil {
+			return cfg, err
+		}
+	}
+	cfg.Defaults()
+	return cfg, nil
+}
+
+// ParseAPIKeys parses POME_API_KEYS: comma-separated team:key pairs, where
+// a team may appear several times to hold several keys. Error messages name
+// the entry by position, never by content, because the content is a secret.
+func ParseAPIKeys(s string) (map[string][]string, error) {
+	teams := map[string][]string{}
+	for i, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		team, key, ok := strings.Cut(part, ":")
+		team, key = strings.TrimSpace(team), strings.TrimSpace(key)
+		if !ok || team == "" || key == "" {
+			return nil, usageErrorf("POME_API_KEYS entry %d is not team:key", i+1)
+		}
+		if !slices.Contains(teams[team], key) {
+			teams[team] = append(teams[team], key)
+		}
+	}
+	if len(teams) == 0 {
+		return nil, nil
+	}
+	return teams, checkTeams(teams)
+}
+
+// teamsFromConfig reads `teams:` — team → list of keys (a single string is
+// accepted as a list of one).
+func teamsFromConfig(raw any) (map[string][]string, error) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil, usageErrorf("config %s: want a map of team name to a list of API keys", keyTeams)
+	}
+	teams := make(map[string][]string, len(m))
+	for team, v := range m {
+		var keys []string
+		switch k := v.(type) {
+		case string:
+			keys = []string{k}
+		case []any:
+			for _, item := range k {
+				s, ok := item.(string)
+				if !ok {
+					return nil, usageErrorf("config %s.%s: API keys must be strings", keyTeams, team)
+				}
+				keys = append(keys, s)
+			}
+		default:
+			return nil, usageErrorf("config %s.%s: want a list of API keys", keyTeams, team)
+		}
+		for _, key := range keys {
+			key = strings.TrimSpace(key)
+			if key == "" {
+				return nil, usageErrorf("config %s.%s: empty API key", keyTeams, team)
+			}
+			if !slices.Contains(teams[team], key) {
+				teams[team] = append(teams[team], key)
+			}
+		}
+	}
+	if len(teams) == 0 {
+		return nil, nil
+	}
+	return teams, checkTeams(teams)
+}
+
+// checkTeams refuses a key shared by two teams: a key must say which team
+// is calling.
+func checkTeams(teams map[string][]string) error {
+	names := make([]string, 0, len(teams))
+	for t := range teams {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	owner := map[string]string{}
+	for _, t := range names {
+		for _, k := range teams[t] {
+			if prev, ok := owner[k]; ok && prev != t {
+				return usageErrorf("one API key is given to two teams, %q and %q", prev, t)
+			}
+			owner[k] = t
+		}
+	}
+	return nil
+}
+
+// rateLimitsFromConfig reads `rate_limits:` — twin → requests per minute.
+func rateLimitsFromConfig(raw any) (map[string]int, error) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil, usageErrorf("config %s: want a map of twin name to requests per minute", keyRateLimits)
+	}
+	limits := make(map[string]int, len(m))
+	for twin, v := range m {
+		n, err := cast.ToIntE(v)
+		if err != nil || n < 0 {
+			return nil, usageErrorf("config %s.%s: want a number of requests per minute, got %v", keyRateLimits, twin, v)
+		}
+		limits[twin] = n
+	}
+	return limits, nil
+}
+
+// durationKey reads a duration. A bare number is refused rather than read
+// as nanoseconds, which is what the generic conversion would do with
+// `ttl: 1800`.
+func durationKey(v *viper.Viper, key string) (time.Duration, error) {
+	if !v.IsSet(key) {
+		return 0, nil
+	}
+	var d time.Duration
+	switch x := v.Get(key).(type) {
+	case time.Duration:
+		d = x
+	case string:
+		var err error
+		if d, err = time.ParseDuration(strings.TrimSpace(x)); err != nil {
+			return 0, usageErrorf("%s: %q is not a duration such as 30m or 24h", key, x)
+		}
+	default:
+		return 0, usageErrorf("%s: %v is not a duration; write it with a unit, such as 30m or 24h", key, x)
+	}
+	if d <= 0 {
+		return 0, usageErrorf("%s: must be positive, got %s", key, d)
+	}
+	return d, nil
+}
+
+// positiveInt reads a count that must be at least 1.
+func positiveInt(v *viper.Viper, key string) (int, error) {
+	if !v.IsSet(key) {
+		return 0, nil
+	}
+	n, err := cast.ToIntE(v.Get(key))
+	if err != nil {
+		return 0, usageErrorf("%s: %v is not a whole number", key, v.Get(key))
+	}
+	if n <= 0 {
+		return 0, usageErrorf("%s: must be at least 1, got %d", key, n)
+	}
+	return n, nil
+}
