@@ -1,0 +1,33 @@
+package github
+
+import (
+	"github.com/pomehq/pome/twins"
+)
+
+// New returns the GitHub twin: its actions (github-mcp-server tool names,
+// bound to GitHub's REST paths), its checks and its world.
+func New() *twins.Twin {
+	newWorldFn, decode := twins.WorldCodec(newWorld)
+	return (&twins.Twin{
+		Name:        "github",
+		Title:       "GitHub",
+		Actions:     Actions(),
+		Checks:      checks(),
+		NewWorld:    newWorldFn,
+		DecodeWorld: decode,
+		RESTError:   RESTError,
+		TokenPrefix: "ghp_",
+	}).Finish()
+}
+
+// Actions is the twin's one list of actions, grouped by area.
+func Actions() []twins.Action {
+	return []twins.Action{
+		// Issues.
+		issueRead, listIssues, issueWrite, addIssueComment,
+		addIssueAssignees, removeIssueAssignees,
+		addIssueLabels, setIssueLabelsAction, removeIssueLabel,
+		// Repository labels.
+		listLabel, getLabel, labelWrite,
+	}
+}

@@ -1,0 +1,306 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pomehq/pome/twins"
+)
+
+// Wire types: field names and JSON types as GitHub's REST API returns them
+// (the fields go-github and octokit decode). Fields GitHub always sends are
+// never omitted, so nulls stay nulls.
+
+// APIUser is GitHub's simple-user object.
+type APIUser struct {
+	Login             string `json:"login"`
+	ID                int64  `json:"id"`
+	NodeID            string `json:"node_id"`
+	AvatarURL         string `json:"avatar_url"`
+	GravatarID        string `json:"gravatar_id"`
+	URL               string `json:"url"`
+	HTMLURL           string `json:"html_url"`
+	FollowersURL      string `json:"followers_url"`
+	FollowingURL      string `json:"following_url"`
+	GistsURL          string `json:"gists_url"`
+	StarredURL        string `json:"starred_url"`
+	SubscriptionsURL  string `json:"subscriptions_url"`
+	OrganizationsURL  string `json:"organizations_url"`
+	ReposURL          string `json:"repos_url"`
+	EventsURL         string `json:"events_url"`
+	ReceivedEventsURL string `json:"received_events_url"`
+	Type              string `json:"type"`
+	UserViewType      string `json:"user_view_type"`
+	SiteAdmin         bool   `json:"site_admin"`
+}
+
+// APILabel is GitHub's label object.
+type APILabel struct {
+	ID          int64  `json:"id"`
+	NodeID      string `json:"node_id"`
+	URL         string `json:"url"`
+	Name        string `json:"name"`
+	Color       string `json:"color"`
+	Default     bool   `json:"default"`
+	Description string `json:"description"`
+}
+
+// APIMilestone is GitHub's milestone object.
+type APIMilestone struct {
+	URL          string   `json:"url"`
+	HTMLURL      string   `json:"html_url"`
+	LabelsURL    string   `json:"labels_url"`
+	ID           int64    `json:"id"`
+	NodeID       string   `json:"node_id"`
+	Number       int      `json:"number"`
+	State        string   `json:"state"`
+	Title        string   `json:"title"`
+	Description  string   `json:"description"`
+	Creator      *APIUser `json:"creator"`
+	OpenIssues   int      `json:"open_issues"`
+	ClosedIssues int      `json:"closed_issues"`
+	CreatedAt    string   `json:"created_at"`
+	UpdatedAt    string   `json:"updated_at"`
+	ClosedAt     *string  `json:"closed_at"`
+	DueOn        *string  `json:"due_on"`
+}
+
+// APIPullRequestLinks is the pull_request key that marks an issue as a PR.
+type APIPullRequestLinks struct {
+	URL      string  `json:"url"`
+	HTMLURL  string  `json:"html_url"`
+	DiffURL  string  `json:"diff_url"`
+	PatchURL string  `json:"patch_url"`
+	MergedAt *string `json:"merged_at"`
+}
+
+// APIReactions is the reaction rollup GitHub attaches to issues and comments.
+type APIReactions struct {
+	URL        string `json:"url"`
+	TotalCount int    `json:"total_count"`
+	PlusOne    int    `json:"+1"`
+	MinusOne   int    `json:"-1"`
+	Laugh      int    `json:"laugh"`
+	Hooray     int    `json:"hooray"`
+	Confused   int    `json:"confused"`
+	Heart      int    `json:"heart"`
+	Rocket     int    `json:"rocket"`
+	Eyes       int    `json:"eyes"`
+}
+
+// APIIssue is GitHub's issue object (also used for pull requests in issue
+// lists, where pull_request is set).
+type APIIssue struct {
+	ID                int64                `json:"id"`
+	NodeID            string               `json:"node_id"`
+	URL               string               `json:"url"`
+	RepositoryURL     string               `json:"repository_url"`
+	LabelsURL         string               `json:"labels_url"`
+	CommentsURL       string               `json:"comments_url"`
+	EventsURL         string               `json:"events_url"`
+	HTMLURL           string               `json:"html_url"`
+	Number            int                  `json:"number"`
+	State             string               `json:"state"`
+	StateReason       *string              `json:"state_reason"`
+	Title             string               `json:"title"`
+	Body              *string              `json:"body"`
+	User              *APIUser             `json:"user"`
+	Labels            []APILabel           `json:"labels"`
+	Assignee          *APIUser             `json:"assignee"`
+	Assignees         []APIUser            `json:"assignees"`
+	Milestone         *APIMilestone        `json:"milestone"`
+	Locked            bool                 `json:"locked"`
+	ActiveLockReason  *string              `json:"active_lock_reason"`
+	Comments          int                  `json:"comments"`
+	PullRequest       *APIPullRequestLinks `json:"pull_request,omitempty"`
+	ClosedAt          *string              `json:"closed_at"`
+	CreatedAt         string               `json:"created_at"`
+	UpdatedAt         string               `json:"updated_at"`
+	ClosedBy          *APIUser             `json:"closed_by"`
+	AuthorAssociation string               `json:"author_association"`
+	Draft             *bool                `json:"draft,omitempty"`
+	Reactions         APIReactions         `json:"reactions"`
+}
+
+// APIIssueComment is GitHub's issue comment object.
+type APIIssueComment struct {
+	ID                int64        `json:"id"`
+	NodeID            string       `json:"node_id"`
+	URL               string       `json:"url"`
+	HTMLURL           string       `json:"html_url"`
+	IssueURL          string       `json:"issue_url"`
+	Body              string       `json:"body"`
+	User              *APIUser     `json:"user"`
+	CreatedAt         string       `json:"created_at"`
+	UpdatedAt         string       `json:"updated_at"`
+	AuthorAssociation string       `json:"author_association"`
+	Reactions         APIReactions `json:"reactions"`
+}
+
+// view renders world records as wire objects; it knows the sandbox's API
+// root so that url fields point back at the twin (SDKs follow them).
+type view struct {
+	w    *World
+	api  string
+	html string
+}
+
+func newView(ctx context.Context, w *World) *view {
+	api := twins.EnvFrom(ctx).APIURL
+	if api == "" {
+		api = "https://api.github.com"
+	}
+	return &view{w: w, api: api, html: "https://github.com"}
+}
+
+// ts renders a time as GitHub does: UTC, whole seconds.
+func ts(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
+
+func tsPtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := ts(*t)
+	return &s
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (v *view) user(login string) *APIUser {
+	if login == "" {
+		return nil
+	}
+	u := v.w.user(login)
+	var id int64
+	typ := "User"
+	if u != nil {
+		id, login = u.ID, u.Login
+	} else if o := v.w.org(login); o != nil {
+		id, login, typ = o.ID, o.Login, "Organization"
+	}
+	base := v.api + "/users/" + login
+	kind := "U"
+	if typ == "Organization" {
+		kind = "O"
+	}
+	return &APIUser{
+		Login: login, ID: id, NodeID: nodeID(kind, id),
+		AvatarURL:         fmt.Sprintf("https://avatars.githubusercontent.com/u/%d?v=4", id),
+		URL:               base,
+		HTMLURL:           v.html + "/" + login,
+		FollowersURL:      base + "/followers",
+		FollowingURL:      base + "/following{/other_user}",
+		GistsURL:          base + "/gists{/gist_id}",
+		StarredURL:        base + "/starred{/owner}{/repo}",
+		SubscriptionsURL:  base + "/subscriptions",
+		OrganizationsURL:  base + "/orgs",
+		ReposURL:          base + "/repos",
+		EventsURL:         base + "/events{/privacy}",
+		ReceivedEventsURL: base + "/received_events",
+		Type:              typ, UserViewType: "public",
+	}
+}
+
+func (v *view) users(logins []string) []APIUser {
+	out := make([]APIUser, 0, len(logins))
+	for _, l := range logins {
+		out = append(out, *v.user(l))
+	}
+	return out
+}
+
+func (v *view) repoURL(r *Repo) string { return v.api + "/repos/" + r.FullName() }
+
+func (v *view) label(r *Repo, l *Label) APILabel {
+	return APILabel{
+		ID: l.ID, NodeID: nodeID("LA", l.ID), URL: v.repoURL(r) + "/labels/" + pathEscape(l.Name),
+		Name: l.Name, Color: l.Color, Default: l.Default, Description: l.Description,
+	}
+}
+
+func (v *view) labels(r *Repo, names []string) []APILabel {
+	out := make([]APILabel, 0, len(names))
+	for _, n := range names {
+		if l := r.label(n); l != nil {
+			out = append(out, v.label(r, l))
+		}
+	}
+	return out
+}
+
+func (v *view) milestone(r *Repo, m *Milestone) *APIMilestone {
+	if m == nil {
+		return nil
+	}
+	open, closed := 0, 0
+	for _, is := range r.Issues {
+		if is.Milestone == m.Number {
+			if is.State == "open" {
+				open++
+			} else {
+				closed++
+			}
+		}
+	}
+	u := fmt.Sprintf("%s/milestones/%d", v.repoURL(r), m.Number)
+	return &APIMilestone{
+		URL: u, HTMLURL: fmt.Sprintf("%s/%s/milestone/%d", v.html, r.FullName(), m.Number), LabelsURL: u + "/labels",
+		ID: m.ID, NodeID: nodeID("MI", m.ID), Number: m.Number, State: m.State, Title: m.Title, Description: m.Description,
+		Creator: v.user(m.Creator), OpenIssues: open, ClosedIssues: closed,
+		CreatedAt: ts(m.CreatedAt), UpdatedAt: ts(m.UpdatedAt), ClosedAt: tsPtr(m.ClosedAt), DueOn: tsPtr(m.DueOn),
+	}
+}
+
+func (v *view) reactions(u string) APIReactions { return APIReactions{URL: u + "/reactions"} }
+
+func (v *view) issue(r *Repo, is *Issue) APIIssue {
+	u := fmt.Sprintf("%s/issues/%d", v.repoURL(r), is.Number)
+	kind := "issues"
+	if is.Pull != nil {
+		kind = "pull"
+	}
+	out := APIIssue{
+		ID: is.ID, NodeID: nodeID("I", is.ID), URL: u, RepositoryURL: v.repoURL(r),
+		LabelsURL: u + "/labels{/name}", CommentsURL: u + "/comments", EventsURL: u + "/events",
+		HTMLURL: fmt.Sprintf("%s/%s/%s/%d", v.html, r.FullName(), kind, is.Number),
+		Number:  is.Number, State: is.State, StateReason: strPtr(is.StateReason), Title: is.Title,
+		Body: strPtr(is.Body), User: v.user(is.User), Labels: v.labels(r, is.Labels),
+		Assignees: v.users(is.Assignees), Milestone: v.milestone(r, r.milestone(is.Milestone)),
+		Locked: is.Locked, ActiveLockReason: strPtr(is.LockReason), Comments: len(is.Comments),
+		ClosedAt: tsPtr(is.ClosedAt), CreatedAt: ts(is.CreatedAt), UpdatedAt: ts(is.UpdatedAt),
+		ClosedBy: v.user(is.ClosedBy), AuthorAssociation: v.w.authorAssociation(r, is.User),
+		Reactions: v.reactions(u),
+	}
+	if len(is.Assignees) > 0 {
+		out.Assignee = v.user(is.Assignees[0])
+	}
+	if is.Pull != nil {
+		pu := fmt.Sprintf("%s/pulls/%d", v.repoURL(r), is.Number)
+		h := out.HTMLURL
+		out.PullRequest = &APIPullRequestLinks{URL: pu, HTMLURL: h, DiffURL: h + ".diff", PatchURL: h + ".patch", MergedAt: tsPtr(is.Pull.MergedAt)}
+		d := is.Pull.Draft
+		out.Draft = &d
+	}
+	return out
+}
+
+func (v *view) comment(r *Repo, is *Issue, c *Comment) APIIssueComment {
+	kind := "issues"
+	if is.Pull != nil {
+		kind = "pull"
+	}
+	u := fmt.Sprintf("%s/issues/comments/%d", v.repoURL(r), c.ID)
+	return APIIssueComment{
+		ID: c.ID, NodeID: nodeID("IC", c.ID), URL: u,
+		HTMLURL:  fmt.Sprintf("%s/%s/%s/%d#issuecomment-%d", v.html, r.FullName(), kind, is.Number, c.ID),
+		IssueURL: fmt.Sprintf("%s/issues/%d", v.repoURL(r), is.Number),
+		Body:     c.Body, User: v.user(c.User), CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),
+		AuthorAssociation: v.w.authorAssociation(r, c.User), Reactions: v.reactions(u),
+	}
+}
