@@ -506,9 +506,20 @@ func (c *Client) Tape(ctx context.Context, sid, twin string) (*Tape, error) {
 	return &out, nil
 }
 
+// StreamEnded is returned by FollowTape when the server ends the stream on
+// purpose (an "end" event, e.g. when the sandbox is discarded).
+type StreamEnded struct{ Reason string }
+
+func (e *StreamEnded) Error() string {
+	if e.Reason == "" {
+		return "the server ended the tape stream"
+	}
+	return "the server ended the tape stream: " + e.Reason
+}
+
 // FollowTape streams a twin's tape (server-sent events, one row per data
-// line) and calls fn for every row until the server closes the stream, fn
-// fails, or ctx is done (then it returns ctx.Err()).
+// line) and calls fn for every row until the server closes the stream (nil,
+// or *StreamEnded when it said why), fn fails, or ctx is done (ctx.Err()).
 func (c *Client) FollowTape(ctx context.Context, sid, twin string, fn func(row json.RawMessage) error) error {
 	q := url.Values{"follow": {"1"}}
 	resp, err := c.send(ctx, http.MethodGet, sandboxPath(sid, "tapes", twin), q, nil, "text/event-stream")
@@ -547,6 +558,12 @@ func (c *Client) FollowTape(ctx context.Context, sid, twin string, fn func(row j
 		case "", "message", "row":
 		case "error":
 			return decodeAPIError(http.StatusInternalServerError, []byte(joined))
+		case "end":
+			var end struct {
+				Reason string `json:"reason"`
+			}
+			_ = json.Unmarshal([]byte(joined), &end)
+			return &StreamEnded{Reason: end.Reason}
 		default:
 			// Keep-alives and events this client does not know.
 			return nil

@@ -90,6 +90,13 @@ func (a *App) followTape(ctx context.Context, c *Client, sid, twin string, asJSO
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil
 	}
+	// The sandbox going away ends a follow the way an interrupt does: what
+	// was printed is the whole tape.
+	var end *StreamEnded
+	if errors.As(err, &end) {
+		fmt.Fprintf(a.Stderr, "%s.\n", end.Error())
+		return nil
+	}
 	return err
 }
 

@@ -185,3 +185,20 @@ func TestShortPath(t *testing.T) {
 		}
 	}
 }
+
+func TestFollowEndEvent(t *testing.T) {
+	f := newFakeServer(t)
+	loggedIn(t, f)
+	f.follow = func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(tapeRows()[0])
+		fmt.Fprintf(w, "id: 1\nevent: row\ndata: %s\n\n", b)
+		fmt.Fprint(w, "event: end\ndata: {\"reason\":\"sandbox gone\"}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the client, not the server, must stop reading
+	}
+	r := runCLI(t, "tape", "github", "--session", testSID, "--follow", "--json")
+	if r.code != ExitOK || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stderr, "sandbox gone") {
+		t.Fatalf("%+v", r)
+	}
+}
