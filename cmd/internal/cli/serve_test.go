@@ -186,3 +186,28 @@ func TestServeFailureIsOrchestrationError(t *testing.T) {
 		t.Fatalf("a shutdown on signal is a clean exit: %+v", r)
 	}
 }
+
+// TestShippedConfigs keeps the documented config files and the flags of
+// `pome serve` in step: every key they set must reach rest.Config.
+func TestShippedConfigs(t *testing.T) {
+	isolate(t)
+	cfg, r := serveWith(t, "--config", "../../../configs/pome.yaml")
+	if r.code != ExitOK {
+		t.Fatalf("configs/pome.yaml: %+v", r)
+	}
+	cfg.Logger = nil
+	want := rest.Config{Addr: "127.0.0.1:7070", PublicURL: "http://127.0.0.1:7070", TTL: 30 * time.Minute,
+		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("configs/pome.yaml\n got %+v\nwant %+v", cfg, want)
+	}
+
+	cfg, r = serveWith(t, "--config", "../../../configs/replicas.yaml", "--addr", "127.0.0.1:7071")
+	if r.code != ExitOK {
+		t.Fatalf("configs/replicas.yaml: %+v", r)
+	}
+	if cfg.Addr != "127.0.0.1:7071" || cfg.PublicURL != "http://127.0.0.1:7070" || cfg.RedisURL != "redis://127.0.0.1:6379/0" ||
+		len(cfg.Teams["acme"]) != 1 {
+		t.Errorf("configs/replicas.yaml: %+v", cfg)
+	}
+}
