@@ -11,9 +11,11 @@ import (
 	"syscall"
 
 	"github.com/pomehq/pome/cmd/internal/cli"
+	"github.com/pomehq/pome/rest"
 )
 
 func main() {
+	rest.DefaultRegistry = registry
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// After the first signal, give the default behaviour back so that a
 	// second Ctrl-C kills a server that is slow to drain.
