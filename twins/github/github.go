@@ -27,6 +27,9 @@ func Actions() []twins.Action {
 		issueRead, listIssues, issueWrite, addIssueComment,
 		addIssueAssignees, removeIssueAssignees,
 		addIssueLabels, setIssueLabelsAction, removeIssueLabel,
+		getIssueComment, updateIssueComment, deleteIssueComment,
+		lockIssue, unlockIssue, listIssueEvents, listIssueTimeline,
+		listMilestones, getMilestone, createMilestone,
 		// Repository labels.
 		listLabel, getLabel, labelWrite,
 	}

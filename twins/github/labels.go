@@ -125,7 +125,7 @@ var removeIssueLabel = twins.New(twins.Spec{
 	Effect:      twins.Write,
 	Bindings: []twins.Binding{
 		{Method: "DELETE", Path: issuePath + "/labels/{name}", Shape: restShape},
-		{Method: "DELETE", Path: issuePath + "/labels", Status: 204, Shape: func(_, _ any) any { return nil }},
+		{Method: "DELETE", Path: issuePath + "/labels", Status: 204, Shape: noBody},
 	},
 }, func(ctx context.Context, w *World, in RemoveIssueLabelIn) (*labelsResult, error) {
 	r, err := w.repo(in.Owner, in.Repo)
@@ -227,7 +227,7 @@ var labelWrite = twins.New(twins.Spec{
 	Bindings: []twins.Binding{
 		{Method: "POST", Path: "/repos/{owner}/{repo}/labels", Fixed: map[string]any{"method": "create"}, Status: 201},
 		{Method: "PATCH", Path: "/repos/{owner}/{repo}/labels/{name}", Fixed: map[string]any{"method": "update"}},
-		{Method: "DELETE", Path: "/repos/{owner}/{repo}/labels/{name}", Fixed: map[string]any{"method": "delete"}, Status: 204, Shape: func(_, _ any) any { return nil }},
+		{Method: "DELETE", Path: "/repos/{owner}/{repo}/labels/{name}", Fixed: map[string]any{"method": "delete"}, Status: 204, Shape: noBody},
 	},
 }, func(ctx context.Context, w *World, in LabelWriteIn) (*APILabel, error) {
 	r, err := w.repo(in.Owner, in.Repo)

@@ -1,0 +1,427 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pomehq/pome/twins"
+)
+
+// findComment locates an issue comment by id anywhere in the repository.
+func (r *Repo) findComment(id int64) (*Issue, int) {
+	for _, is := range r.Issues {
+		for i, c := range is.Comments {
+			if c.ID == id {
+				return is, i
+			}
+		}
+	}
+	return nil, -1
+}
+
+// IssueCommentIn addresses one issue comment.
+type IssueCommentIn struct {
+	RepoRef
+	CommentID int64  `json:"comment_id" jsonschema:"The id of the comment"`
+	Body      string `json:"body,omitempty" jsonschema:"New comment body (update only)"`
+}
+
+const commentPath = "/repos/{owner}/{repo}/issues/comments/{comment_id}"
+
+var getIssueComment = twins.New(twins.Spec{
+	Name: "get_issue_comment", Title: "Get an issue comment",
+	Description: "Get one issue or pull request conversation comment by id.",
+	Effect:      twins.Read,
+	Bindings:    []twins.Binding{{Method: "GET", Path: commentPath}},
+}, func(ctx context.Context, w *World, in IssueCommentIn) (APIIssueComment, error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return APIIssueComment{}, err
+	}
+	is, i := r.findComment(in.CommentID)
+	if is == nil {
+		return APIIssueComment{}, notFound("comment %d not found in %s", in.CommentID, r.FullName())
+	}
+	return newView(ctx, w).comment(r, is, is.Comments[i]), nil
+})
+
+var updateIssueComment = twins.New(twins.Spec{
+	Name: "update_issue_comment", Title: "Update an issue comment",
+	Description: "Replace the body of an issue or pull request conversation comment.",
+	Effect:      twins.Write,
+	Bindings:    []twins.Binding{{Method: "PATCH", Path: commentPath}},
+}, func(ctx context.Context, w *World, in IssueCommentIn) (APIIssueComment, error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return APIIssueComment{}, err
+	}
+	is, i := r.findComment(in.CommentID)
+	if is == nil {
+		return APIIssueComment{}, notFound("comment %d not found in %s", in.CommentID, r.FullName())
+	}
+	if strings.TrimSpace(in.Body) == "" {
+		return APIIssueComment{}, invalid("IssueComment", "body", "missing_field", "body is required")
+	}
+	c := is.Comments[i]
+	if c.Body == in.Body {
+		twins.Unchanged(ctx)
+	} else {
+		c.Body, c.UpdatedAt = in.Body, twins.EnvFrom(ctx).Now().UTC()
+	}
+	return newView(ctx, w).comment(r, is, c), nil
+})
+
+var deleteIssueComment = twins.New(twins.Spec{
+	Name: "delete_issue_comment", Title: "Delete an issue comment",
+	Description: "Delete an issue or pull request conversation comment.",
+	Effect:      twins.Destructive,
+	Bindings:    []twins.Binding{{Method: "DELETE", Path: commentPath, Status: 204, Shape: noBody}},
+}, func(ctx context.Context, w *World, in IssueCommentIn) (*struct{}, error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	is, i := r.findComment(in.CommentID)
+	if is == nil {
+		return nil, notFound("comment %d not found in %s", in.CommentID, r.FullName())
+	}
+	is.Comments = append(is.Comments[:i], is.Comments[i+1:]...)
+	return &struct{}{}, nil
+})
+
+// noBody is the Shape of 204 bindings.
+func noBody(_, _ any) any { return nil }
+
+// LockIn is the input of lock_issue and unlock_issue.
+type LockIn struct {
+	RepoRef
+	IssueNumber int    `json:"issue_number" jsonschema:"Issue or pull request number"`
+	LockReason  string `json:"lock_reason,omitempty" jsonschema:"off-topic, too heated, resolved or spam"`
+}
+
+var lockIssue = twins.New(twins.Spec{
+	Name: "lock_issue", Title: "Lock an issue",
+	Description: "Lock an issue or pull request conversation, optionally with a reason.",
+	Effect:      twins.Write,
+	Bindings:    []twins.Binding{{Method: "PUT", Path: issuePath + "/lock", Status: 204, Shape: noBody}},
+}, func(ctx context.Context, w *World, in LockIn) (*struct{}, error) {
+	return setLock(ctx, w, in, true)
+})
+
+var unlockIssue = twins.New(twins.Spec{
+	Name: "unlock_issue", Title: "Unlock an issue",
+	Description: "Unlock an issue or pull request conversation.",
+	Effect:      twins.Write,
+	Bindings:    []twins.Binding{{Method: "DELETE", Path: issuePath + "/lock", Status: 204, Shape: noBody}},
+}, func(ctx context.Context, w *World, in LockIn) (*struct{}, error) {
+	return setLock(ctx, w, in, false)
+})
+
+func setLock(ctx context.Context, w *World, in LockIn, lock bool) (*struct{}, error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	is, err := r.issue(in.IssueNumber)
+	if err != nil {
+		return nil, err
+	}
+	switch in.LockReason {
+	case "", "off-topic", "too heated", "resolved", "spam":
+	default:
+		return nil, invalid("Issue", "lock_reason", "invalid", "lock_reason must be off-topic, too heated, resolved or spam, got %q", in.LockReason)
+	}
+	if !lock && !is.Locked {
+		// GitHub answers 404 when unlocking an unlocked conversation.
+		return nil, notFound("issue #%d is not locked", is.Number)
+	}
+	if lock && is.Locked && is.LockReason == in.LockReason {
+		twins.Unchanged(ctx)
+		return &struct{}{}, nil
+	}
+	now := twins.EnvFrom(ctx).Now().UTC()
+	kind := "unlocked"
+	if lock {
+		kind = "locked"
+	}
+	is.Locked, is.LockReason = lock, in.LockReason
+	if !lock {
+		is.LockReason = ""
+	}
+	is.Events = append(is.Events, &Event{ID: w.nextID(), Event: kind, Actor: w.Me, CreatedAt: now, Reason: in.LockReason})
+	is.UpdatedAt = now
+	return &struct{}{}, nil
+}
+
+// ListMilestonesIn is list_milestones' input.
+type ListMilestonesIn struct {
+	RepoRef
+	State     string `json:"state,omitempty" jsonschema:"open (default), closed or all"`
+	Sort      string `json:"sort,omitempty" jsonschema:"due_on (default) or completeness"`
+	Direction string `json:"direction,omitempty" jsonschema:"asc (default) or desc"`
+	Paging
+}
+
+var listMilestones = twins.New(twins.Spec{
+	Name: "list_milestones", Title: "List milestones",
+	Description: "List the milestones of a repository.",
+	Effect:      twins.Read,
+	Bindings:    []twins.Binding{{Method: "GET", Path: "/repos/{owner}/{repo}/milestones", Rename: perPageRename, Shape: restShape, Headers: linkHeaders}},
+}, func(ctx context.Context, w *World, in ListMilestonesIn) (*List[APIMilestone], error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	state := in.State
+	if state == "" {
+		state = "open"
+	}
+	if state != "open" && state != "closed" && state != "all" {
+		return nil, invalid("Milestone", "state", "invalid", "state must be open, closed or all, got %q", in.State)
+	}
+	ms := []*Milestone{}
+	for _, m := range r.Milestones {
+		if state == "all" || m.State == state {
+			ms = append(ms, m)
+		}
+	}
+	// Milestones without a due date sort last, as on GitHub.
+	sort.SliceStable(ms, func(i, j int) bool {
+		a, b := ms[i].DueOn, ms[j].DueOn
+		if a == nil || b == nil {
+			return a != nil && b == nil
+		}
+		return a.Before(*b)
+	})
+	if in.Direction == "desc" {
+		for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
+			ms[i], ms[j] = ms[j], ms[i]
+		}
+	}
+	v := newView(ctx, w)
+	items := make([]APIMilestone, 0, len(ms))
+	for _, m := range ms {
+		items = append(items, *v.milestone(r, m))
+	}
+	q := url.Values{}
+	if in.State != "" {
+		q.Set("state", in.State)
+	}
+	return newList(ctx, items, in.Paging, "/repos/"+r.FullName()+"/milestones", q), nil
+})
+
+// MilestoneIn addresses one milestone.
+type MilestoneIn struct {
+	RepoRef
+	MilestoneNumber int `json:"milestone_number" jsonschema:"The number of the milestone"`
+}
+
+var getMilestone = twins.New(twins.Spec{
+	Name: "get_milestone", Title: "Get a milestone",
+	Description: "Get a milestone of a repository by number.",
+	Effect:      twins.Read,
+	Bindings:    []twins.Binding{{Method: "GET", Path: "/repos/{owner}/{repo}/milestones/{milestone_number}"}},
+}, func(ctx context.Context, w *World, in MilestoneIn) (APIMilestone, error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return APIMilestone{}, err
+	}
+	m := r.milestone(in.MilestoneNumber)
+	if m == nil {
+		return APIMilestone{}, notFound("milestone %d not found in %s", in.MilestoneNumber, r.FullName())
+	}
+	return *newView(ctx, w).milestone(r, m), nil
+})
+
+// CreateMilestoneIn is create_milestone's input.
+type CreateMilestoneIn struct {
+	RepoRef
+	Title       string `json:"title" jsonschema:"Milestone title"`
+	State       string `json:"state,omitempty" jsonschema:"open (default) or closed"`
+	Description string `json:"description,omitempty" jsonschema:"Milestone description"`
+	DueOn       string `json:"due_on,omitempty" jsonschema:"Due date (ISO 8601)"`
+}
+
+var createMilestone = twins.New(twins.Spec{
+	Name: "create_milestone", Title: "Create a milestone",
+	Description: "Create a milestone in a repository; titles must be unique.",
+	Effect:      twins.Write,
+	Bindings:    []twins.Binding{{Method: "POST", Path: "/repos/{owner}/{repo}/milestones", Status: 201}},
+}, func(ctx context.Context, w *World, in CreateMilestoneIn) (APIMilestone, error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return APIMilestone{}, err
+	}
+	if strings.TrimSpace(in.Title) == "" {
+		return APIMilestone{}, invalid("Milestone", "title", "missing_field", "title is required")
+	}
+	for _, m := range r.Milestones {
+		if strings.EqualFold(m.Title, in.Title) {
+			return APIMilestone{}, invalid("Milestone", "title", "already_exists", "a milestone titled %q already exists", in.Title)
+		}
+	}
+	state := in.State
+	if state == "" {
+		state = "open"
+	}
+	if state != "open" && state != "closed" {
+		return APIMilestone{}, invalid("Milestone", "state", "invalid", "state must be open or closed, got %q", in.State)
+	}
+	var due *time.Time
+	if in.DueOn != "" {
+		t, err := time.Parse(time.RFC3339, in.DueOn)
+		if err != nil {
+			return APIMilestone{}, invalid("Milestone", "due_on", "invalid", "due_on must be an ISO 8601 time, got %q", in.DueOn)
+		}
+		due = &t
+	}
+	now := twins.EnvFrom(ctx).Now().UTC()
+	m := &Milestone{ID: w.nextID(), Title: in.Title, Description: in.Description, State: state, Creator: w.Me, CreatedAt: now, UpdatedAt: now, DueOn: due}
+	if state == "closed" {
+		m.ClosedAt = &now
+	}
+	for _, x := range r.Milestones {
+		m.Number = max(m.Number, x.Number)
+	}
+	m.Number++
+	r.Milestones = append(r.Milestones, m)
+	return *newView(ctx, w).milestone(r, m), nil
+})
+
+// APIIssueEvent is GitHub's issue event (and, with body fields, a timeline
+// item).
+type APIIssueEvent struct {
+	ID        int64         `json:"id"`
+	NodeID    string        `json:"node_id"`
+	URL       string        `json:"url"`
+	Actor     *APIUser      `json:"actor"`
+	Event     string        `json:"event"`
+	CommitID  *string       `json:"commit_id"`
+	CommitURL *string       `json:"commit_url"`
+	CreatedAt string        `json:"created_at"`
+	Label     *APIEventName `json:"label,omitempty"`
+	Assignee  *APIUser      `json:"assignee,omitempty"`
+	Milestone *APIEventName `json:"milestone,omitempty"`
+	Rename    *APIRename    `json:"rename,omitempty"`
+	// StateReason is set on closed events.
+	StateReason *string `json:"state_reason,omitempty"`
+	// Body, User and HTMLURL are set on "commented" timeline items.
+	Body    string   `json:"body,omitempty"`
+	User    *APIUser `json:"user,omitempty"`
+	HTMLURL string   `json:"html_url,omitempty"`
+}
+
+// APIEventName is the {name} (label) or {title} (milestone) of an event.
+type APIEventName struct {
+	Name  string `json:"name,omitempty"`
+	Color string `json:"color,omitempty"`
+	Title string `json:"title,omitempty"`
+}
+
+// APIRename is a renamed event's from/to.
+type APIRename struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+func (v *view) event(r *Repo, e *Event) APIIssueEvent {
+	out := APIIssueEvent{
+		ID: e.ID, NodeID: nodeID("E", e.ID), URL: fmt.Sprintf("%s/issues/events/%d", v.repoURL(r), e.ID),
+		Actor: v.user(e.Actor), Event: e.Event, CreatedAt: ts(e.CreatedAt), StateReason: strPtr(e.Reason),
+	}
+	if e.CommitID != "" {
+		u := v.repoURL(r) + "/commits/" + e.CommitID
+		out.CommitID, out.CommitURL = &e.CommitID, &u
+	}
+	if e.Label != "" {
+		n := &APIEventName{Name: e.Label}
+		if l := r.label(e.Label); l != nil {
+			n.Color = l.Color
+		}
+		out.Label = n
+	}
+	if e.Assignee != "" {
+		out.Assignee = v.user(e.Assignee)
+	}
+	if e.Milestone != "" {
+		out.Milestone = &APIEventName{Title: e.Milestone}
+	}
+	if e.Event == "renamed" {
+		out.Rename = &APIRename{From: e.RenameFrom, To: e.RenameTo}
+	}
+	return out
+}
+
+// IssueHistoryIn is the input of list_issue_events and list_issue_timeline.
+type IssueHistoryIn struct {
+	RepoRef
+	IssueNumber int `json:"issue_number" jsonschema:"Issue or pull request number"`
+	Paging
+}
+
+var listIssueEvents = twins.New(twins.Spec{
+	Name: "list_issue_events", Title: "List issue events",
+	Description: "List the events of an issue or pull request: labeled, unlabeled, assigned, unassigned, milestoned, renamed, closed, reopened, locked, merged.",
+	Effect:      twins.Read,
+	Bindings:    []twins.Binding{{Method: "GET", Path: issuePath + "/events", Rename: perPageRename, Shape: restShape, Headers: linkHeaders}},
+}, func(ctx context.Context, w *World, in IssueHistoryIn) (*List[APIIssueEvent], error) {
+	return issueHistory(ctx, w, in, false)
+})
+
+var listIssueTimeline = twins.New(twins.Spec{
+	Name: "list_issue_timeline", Title: "List timeline events for an issue",
+	Description: "List an issue's or pull request's timeline: its events and its comments (as commented items), oldest first.",
+	Effect:      twins.Read,
+	Bindings:    []twins.Binding{{Method: "GET", Path: issuePath + "/timeline", Rename: perPageRename, Shape: restShape, Headers: linkHeaders}},
+}, func(ctx context.Context, w *World, in IssueHistoryIn) (*List[APIIssueEvent], error) {
+	return issueHistory(ctx, w, in, true)
+})
+
+func issueHistory(ctx context.Context, w *World, in IssueHistoryIn, timeline bool) (*List[APIIssueEvent], error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	is, err := r.issue(in.IssueNumber)
+	if err != nil {
+		return nil, err
+	}
+	v := newView(ctx, w)
+	type item struct {
+		at time.Time
+		id int64
+		ev APIIssueEvent
+	}
+	var items []item
+	for _, e := range is.Events {
+		items = append(items, item{e.CreatedAt, e.ID, v.event(r, e)})
+	}
+	if timeline {
+		for _, c := range is.Comments {
+			ac := v.comment(r, is, c)
+			items = append(items, item{c.CreatedAt, c.ID, APIIssueEvent{
+				ID: c.ID, NodeID: ac.NodeID, URL: ac.URL, Actor: ac.User, Event: "commented", CreatedAt: ac.CreatedAt,
+				Body: c.Body, User: ac.User, HTMLURL: ac.HTMLURL,
+			}})
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		if !items[i].at.Equal(items[j].at) {
+			return items[i].at.Before(items[j].at)
+		}
+		return items[i].id < items[j].id
+	})
+	out := make([]APIIssueEvent, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.ev)
+	}
+	suffix := "/events"
+	if timeline {
+		suffix = "/timeline"
+	}
+	return newList(ctx, out, in.Paging, fmt.Sprintf("/repos/%s/issues/%d%s", r.FullName(), is.Number, suffix), nil), nil
+}
