@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/pomehq/pome/twins"
 	"github.com/pomehq/pome/twins/github"
+	"github.com/pomehq/pome/twins/slack"
 )
 
 // registry is every twin this binary serves, in the order they are listed.
@@ -11,5 +12,6 @@ import (
 func registry() *twins.Registry {
 	return twins.NewRegistry(
 		github.New(),
+		slack.New(),
 	)
 }
