@@ -20,6 +20,8 @@ func New() *twins.Twin {
 		TokenPrefix: "xoxb-",
 		// Slack SDKs may send the token as a "token" form or query field.
 		TokenInBody: true,
+		// Slack answers every method with and without the /api prefix.
+		AliasPrefixes: map[string]string{"/api/": "/"},
 	}).Finish()
 }
 

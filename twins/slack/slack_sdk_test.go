@@ -1,0 +1,200 @@
+package slack_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/pomehq/pome/rest/resttest"
+	"github.com/pomehq/pome/tape"
+	twin "github.com/pomehq/pome/twins/slack"
+	"github.com/slack-go/slack"
+)
+
+// start serves the Slack twin with seed ("" = default world) and returns a
+// slack-go client pointed at it.
+func start(t *testing.T, seed string) (*resttest.Env, *slack.Client) {
+	t.Helper()
+	env := resttest.Start(t, twin.New(), seed)
+	return env, slack.New(env.Token, slack.OptionAPIURL(env.APIURL+"/api/"))
+}
+
+// slackErr asserts that err is Slack's ok:false error with code.
+func slackErr(t *testing.T, err error, code string) {
+	t.Helper()
+	var se slack.SlackErrorResponse
+	if !errors.As(err, &se) || se.Err != code {
+		t.Fatalf("want Slack error %s, got %v", code, err)
+	}
+}
+
+func slackText(s string) slack.MsgOption { return slack.MsgOptionText(s, false) }
+
+func lastRow(t *testing.T, env *resttest.Env) tape.Row {
+	t.Helper()
+	rows := env.Tape(t)
+	if len(rows) == 0 {
+		t.Fatal("empty tape")
+	}
+	return rows[len(rows)-1]
+}
+
+func TestSDKAuthAndPost(t *testing.T) {
+	env, api := start(t, "")
+	auth, err := api.AuthTest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth.User != "pome-agent" || auth.Team != "Acme" || !strings.HasPrefix(auth.UserID, "U") || !strings.HasPrefix(auth.TeamID, "T") {
+		t.Errorf("auth.test = %+v", auth)
+	}
+	chID, ts, err := api.PostMessage("general", slack.MsgOptionText("Triaged acme/api#1", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(chID, "C") || ts == "" {
+		t.Errorf("post = %s %s", chID, ts)
+	}
+	row := lastRow(t, env)
+	if row.ToolName() != "slack_send_message" || !row.StateMutation || row.Status != 200 {
+		t.Errorf("tape row = %+v", row)
+	}
+	// Errors are HTTP 200 ok:false, and refused writes are no mutation.
+	_, _, err = api.PostMessage("nope", slack.MsgOptionText("x", false))
+	slackErr(t, err, "channel_not_found")
+	if row := lastRow(t, env); row.Status != 200 || row.StateMutation || row.ToolName() != "slack_send_message" {
+		t.Errorf("refused row = %+v", row)
+	}
+	_, _, err = api.PostMessage("general", slack.MsgOptionText("", false))
+	slackErr(t, err, "no_text")
+
+	// Thread reply with blocks, broadcast.
+	_, rts, err := api.PostMessage(chID, slack.MsgOptionTS(ts), slack.MsgOptionBroadcast(),
+		slack.MsgOptionBlocks(slack.NewSectionBlock(slack.NewTextBlockObject("mrkdwn", "*done*", false, false), nil, nil)),
+		slack.MsgOptionText("done", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies, hasMore, _, err := api.GetConversationReplies(&slack.GetConversationRepliesParameters{ChannelID: chID, Timestamp: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(replies) != 2 || hasMore || replies[0].ReplyCount != 1 || replies[0].LatestReply != rts || replies[1].ThreadTimestamp != ts || len(replies[1].Blocks.BlockSet) != 1 {
+		t.Errorf("replies = %+v", replies)
+	}
+}
+
+func TestSDKHistoryPagination(t *testing.T) {
+	_, api := start(t, "")
+	for i := 0; i < 5; i++ {
+		if _, _, err := api.PostMessage("random", slack.MsgOptionText("n"+string(rune('0'+i)), false)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	cursor := ""
+	for {
+		h, err := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: "random", Limit: 2, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range h.Messages {
+			got = append(got, m.Text)
+		}
+		if !h.HasMore {
+			break
+		}
+		cursor = h.ResponseMetaData.NextCursor
+	}
+	if strings.Join(got, ",") != "n4,n3,n2,n1,n0" {
+		t.Errorf("history = %v", got)
+	}
+	h, err := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: "general", Inclusive: true})
+	if err != nil || len(h.Messages) != 1 {
+		t.Fatalf("general history = %+v, %v", h, err)
+	}
+}
+
+func TestSDKListsAndReactions(t *testing.T) {
+	_, api := start(t, "")
+	chans, next, err := api.GetConversations(&slack.GetConversationsParameters{Limit: 1})
+	if err != nil || len(chans) != 1 || next == "" || chans[0].Name != "general" || !chans[0].IsMember {
+		t.Fatalf("conversations.list = %+v %q %v", chans, next, err)
+	}
+	chans, next, err = api.GetConversations(&slack.GetConversationsParameters{Limit: 1, Cursor: next})
+	if err != nil || len(chans) != 1 || next != "" || chans[0].Name != "random" {
+		t.Fatalf("page 2 = %+v %q %v", chans, next, err)
+	}
+	users, err := api.GetUsers()
+	if err != nil || len(users) != 3 {
+		t.Fatalf("users.list = %+v %v", users, err)
+	}
+	var alice slack.User
+	for _, u := range users {
+		if u.Name == "alice" {
+			alice = u
+		}
+	}
+	info, err := api.GetUserInfo(alice.ID)
+	if err != nil || info.Profile.Email != "alice@acme.test" || info.RealName != "Alice Park" {
+		t.Fatalf("users.info = %+v %v", info, err)
+	}
+	_, err = api.GetUserInfo("U0NOPE")
+	slackErr(t, err, "user_not_found")
+
+	h, _ := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: "general"})
+	ref := slack.NewRefToMessage(h.Messages[0].Channel, h.Messages[0].Timestamp)
+	gen, _, _ := api.GetConversations(&slack.GetConversationsParameters{})
+	ref.Channel = gen[0].ID
+	if err := api.AddReaction("wave", ref); err != nil {
+		t.Fatal(err)
+	}
+	slackErr(t, api.AddReaction("wave", ref), "already_reacted")
+}
+
+// Slack accepts the same method as GET query, form and JSON, with the token
+// in the header or a form field, with or without /api.
+func TestSDKBodyShapes(t *testing.T) {
+	env, _ := start(t, "")
+	decode := func(b []byte) map[string]any {
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		return m
+	}
+	st, body := env.Do(t, "POST", "/api/chat.postMessage", "application/json", []byte(`{"channel":"general","text":"json body","blocks":[{"type":"divider"}]}`))
+	if m := decode(body); st != 200 || m["ok"] != true {
+		t.Errorf("json: %d %s", st, body)
+	}
+	form := url.Values{"channel": {"#general"}, "text": {"form body"}, "unfurl_links": {"false"}}
+	st, body = env.Do(t, "POST", "/chat.postMessage", "application/x-www-form-urlencoded", []byte(form.Encode()))
+	if m := decode(body); st != 200 || m["ok"] != true {
+		t.Errorf("form without /api: %d %s", st, body)
+	}
+	st, body = env.Do(t, "GET", "/api/conversations.history?channel=general&limit=1&inclusive=1", "", nil)
+	if m := decode(body); st != 200 || m["ok"] != true || len(m["messages"].([]any)) != 1 || m["has_more"] != true {
+		t.Errorf("query: %d %s", st, body)
+	}
+	// Mixed: channel in the query, text in the form.
+	st, body = env.Do(t, "POST", "/api/chat.postMessage?channel=random", "application/x-www-form-urlencoded", []byte("text=mixed"))
+	if m := decode(body); st != 200 || m["ok"] != true {
+		t.Errorf("mixed: %d %s", st, body)
+	}
+	st, body = env.Do(t, "POST", "/api/chat.postMessage", "application/json", []byte(`{"channel":"general"`))
+	if m := decode(body); st != 200 || m["ok"] != false || m["error"] != "invalid_json" {
+		t.Errorf("bad json: %d %s", st, body)
+	}
+}
+
+func TestSDKTokenInForm(t *testing.T) {
+	env, _ := start(t, "")
+	// slack-go puts the token in the form for many methods; no header here.
+	api := slack.New(env.Token, slack.OptionAPIURL(env.APIURL+"/"))
+	h, err := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: "general"})
+	if err != nil || len(h.Messages) != 1 {
+		t.Fatalf("history = %+v %v", h, err)
+	}
+}
