@@ -1,0 +1,388 @@
+package gmail
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pomehq/pome/twins"
+)
+
+// Seed is the Gmail seed document (see the package documentation).
+type Seed struct {
+	Mailboxes []SeedMailbox `json:"mailboxes"`
+}
+
+// SeedMailbox is one mailbox; the first is the authenticated user.
+type SeedMailbox struct {
+	Address  string        `json:"address"`
+	Name     string        `json:"name,omitempty"`
+	Labels   []SeedLabel   `json:"labels,omitempty"`
+	Messages []SeedMessage `json:"messages,omitempty"`
+	Drafts   []SeedDraft   `json:"drafts,omitempty"`
+}
+
+// SeedLabel is a user label.
+type SeedLabel struct {
+	Name                  string      `json:"name"`
+	Color                 *LabelColor `json:"color,omitempty"`
+	MessageListVisibility string      `json:"messageListVisibility,omitempty"`
+	LabelListVisibility   string      `json:"labelListVisibility,omitempty"`
+}
+
+// SeedMessage is a message given either as raw RFC 2822 text or as fields.
+type SeedMessage struct {
+	ID          string           `json:"id,omitempty"`
+	Thread      string           `json:"thread,omitempty"`
+	Raw         string           `json:"raw,omitempty"`
+	From        string           `json:"from,omitempty"`
+	To          []string         `json:"to,omitempty"`
+	Cc          []string         `json:"cc,omitempty"`
+	Bcc         []string         `json:"bcc,omitempty"`
+	Subject     string           `json:"subject,omitempty"`
+	Text        string           `json:"text,omitempty"`
+	HTML        string           `json:"html,omitempty"`
+	Date        string           `json:"date,omitempty"`
+	Labels      []string         `json:"labels,omitempty"`
+	Attachments []SeedAttachment `json:"attachments,omitempty"`
+}
+
+// SeedDraft is a draft of the mailbox's owner.
+type SeedDraft struct {
+	Thread      string           `json:"thread,omitempty"`
+	To          []string         `json:"to,omitempty"`
+	Cc          []string         `json:"cc,omitempty"`
+	Bcc         []string         `json:"bcc,omitempty"`
+	Subject     string           `json:"subject,omitempty"`
+	Text        string           `json:"text,omitempty"`
+	HTML        string           `json:"html,omitempty"`
+	Date        string           `json:"date,omitempty"`
+	Attachments []SeedAttachment `json:"attachments,omitempty"`
+}
+
+// SeedAttachment is a file attached to a seeded message: text content, or
+// base64 data for binary files.
+type SeedAttachment struct {
+	Filename string `json:"filename"`
+	MimeType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Data     string `json:"data,omitempty"`
+}
+
+// DefaultSeed is the default world of SPEC §9: the agent's mailbox with two
+// inbox messages, one of them alice asking for a receipt.
+var DefaultSeed = Seed{Mailboxes: []SeedMailbox{{
+	Address: "pome-agent@acme.test",
+	Name:    "Pome Agent",
+	Messages: []SeedMessage{
+		{
+			From:    "Bob Builder <bob@acme.test>",
+			To:      []string{"pome-agent@acme.test"},
+			Subject: "Team lunch on Friday",
+			Text:    "Hi,\n\nWe are booking a table for the team lunch on Friday at 12:30. Reply if you can make it.\n\nBob",
+			Labels:  []string{"INBOX"},
+		},
+		{
+			From:    "Alice Example <alice@example.com>",
+			To:      []string{"pome-agent@acme.test"},
+			Subject: "Receipt for order #1042",
+			Text:    "Hello,\n\nCould you please send me the receipt for my order #1042? I need it for my expense report.\n\nThanks,\nAlice",
+			Labels:  []string{"INBOX", "UNREAD"},
+		},
+	},
+}}}
+
+var hexID = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
+// reservedNames are label names Gmail refuses for user labels.
+var reservedNames = append(slices.Clone(systemLabels), "CHATS", "DRAFTS", "MUTED", "OUTBOX", "SCHEDULED", "SNOOZED", "ALL MAIL", "BIN", "STARRED")
+
+// build constructs the world from a seed (nil: the default world).
+func build(ctx context.Context, raw json.RawMessage) (*World, error) {
+	seed := DefaultSeed
+	if raw != nil {
+		seed = Seed{}
+		if err := twins.DecodeSeed(raw, &seed); err != nil {
+			return nil, err
+		}
+	}
+	if len(seed.Mailboxes) == 0 {
+		return nil, twins.SeedErrorf("/mailboxes", "at least one mailbox is required (the first is the authenticated user)")
+	}
+	w := &World{}
+	t0 := now(ctx)
+	// Pass 1: mailboxes and labels, so that messages may be delivered to and
+	// reference any of them.
+	for i, sm := range seed.Mailboxes {
+		p := func(segs ...any) string { return twins.Pointer(append([]any{"mailboxes", i}, segs...)...) }
+		a, err := mail.ParseAddress(sm.Address)
+		if err != nil || a.Address != sm.Address {
+			return nil, twins.SeedErrorf(p("address"), "%q is not a plain email address", sm.Address)
+		}
+		if w.byAddress(sm.Address) != nil {
+			return nil, twins.SeedErrorf(p("address"), "mailbox %q is listed twice", sm.Address)
+		}
+		mb := &Mailbox{Address: sm.Address, DisplayName: noLineBreaks(sm.Name), HistoryID: 1000, Labels: newSystemLabels(), Messages: []*Message{}, Drafts: []*Draft{}, History: []*HistoryRecord{}}
+		for j, sl := range sm.Labels {
+			if err := validLabelName(sl.Name); err != nil {
+				return nil, twins.SeedErrorf(p("labels", j, "name"), "%s", err.(*twins.Error).Message)
+			}
+			if mb.labelByName(sl.Name) != nil {
+				return nil, twins.SeedErrorf(p("labels", j, "name"), "label %q is defined twice", sl.Name)
+			}
+			if err := validVisibility(sl.MessageListVisibility, sl.LabelListVisibility); err != nil {
+				return nil, twins.SeedErrorf(p("labels", j), "%s", err.(*twins.Error).Message)
+			}
+			mb.NextLabel++
+			mb.Labels = append(mb.Labels, &Label{
+				ID: fmt.Sprintf("Label_%d", mb.NextLabel), Name: sl.Name, Type: "user",
+				MessageListVisibility: orDefault(sl.MessageListVisibility, "show"),
+				LabelListVisibility:   orDefault(sl.LabelListVisibility, "labelShow"), Color: sl.Color,
+			})
+		}
+		w.Mailboxes = append(w.Mailboxes, mb)
+	}
+	// Pass 2: explicit message ids first, so generated ids avoid them.
+	explicit := map[string]string{}
+	for i, sm := range seed.Mailboxes {
+		for j, m := range sm.Messages {
+			if m.ID == "" {
+				continue
+			}
+			path := twins.Pointer("mailboxes", i, "messages", j, "id")
+			if !hexID.MatchString(m.ID) {
+				return nil, twins.SeedErrorf(path, "message id %q must be 16 lower-case hex digits, like Gmail's", m.ID)
+			}
+			if prev, dup := explicit[m.ID]; dup {
+				return nil, twins.SeedErrorf(path, "message id %q is already used at %s", m.ID, prev)
+			}
+			explicit[m.ID] = path
+		}
+	}
+	reserved := func(id string) bool { _, ok := explicit[id]; return ok }
+	for i, sm := range seed.Mailboxes {
+		mb := w.Mailboxes[i]
+		threads := map[string]string{} // seed thread key → thread id
+		n := len(sm.Messages) + len(sm.Drafts)
+		for j, s := range sm.Messages {
+			p := func(segs ...any) string {
+				return twins.Pointer(append([]any{"mailboxes", i, "messages", j}, segs...)...)
+			}
+			id := s.ID
+			if id == "" {
+				for id = w.newMessageID(); reserved(id); id = w.newMessageID() {
+				}
+			}
+			date := t0.Add(-time.Duration(n-j) * time.Hour)
+			if s.Date != "" {
+				d, err := time.Parse(time.RFC3339, s.Date)
+				if err != nil {
+					return nil, twins.SeedErrorf(p("date"), "date must be RFC 3339: %v", err)
+				}
+				date = d.UTC().Truncate(time.Millisecond)
+			}
+			labels, err := seedLabels(mb, s.Labels, func(k int) string { return p("labels", k) })
+			if err != nil {
+				return nil, err
+			}
+			m := &Message{ID: id, InternalDate: date.UnixMilli()}
+			var rawBytes []byte
+			if s.Raw != "" {
+				if s.From != "" || s.To != nil || s.Cc != nil || s.Bcc != nil || s.Subject != "" || s.Text != "" || s.HTML != "" || s.Attachments != nil {
+					return nil, twins.SeedErrorf(p("raw"), "a message is either raw or fields (from, to, subject, text, …), not both")
+				}
+				rawBytes = []byte(crlf(s.Raw))
+			} else {
+				from := s.From
+				if from == "" {
+					if !slices.Contains(labels, "SENT") {
+						return nil, twins.SeedErrorf(p("from"), "from is required for a message the mailbox received")
+					}
+					from = ownFrom(mb)
+				}
+				if _, err := mail.ParseAddress(from); err != nil {
+					return nil, twins.SeedErrorf(p("from"), "%q is not an address: %v", from, err)
+				}
+				to := s.To
+				if to == nil && !slices.Contains(labels, "SENT") {
+					to = []string{mb.Address}
+				}
+				for _, f := range []struct {
+					name string
+					list []string
+				}{{"to", to}, {"cc", s.Cc}, {"bcc", s.Bcc}} {
+					for k, a := range f.list {
+						if _, err := mail.ParseAddress(a); err != nil || strings.ContainsAny(a, "\r\n") {
+							return nil, twins.SeedErrorf(p(f.name, k), "%q is not an address", a)
+						}
+					}
+				}
+				atts, err := seedAttachments(s.Attachments, func(k int, f string) string { return p("attachments", k, f) })
+				if err != nil {
+					return nil, err
+				}
+				c := composed{
+					From: from, To: to, Cc: s.Cc, Bcc: s.Bcc, Subject: s.Subject, Text: s.Text, HTML: s.HTML,
+					Date: date, MessageID: "<" + id + "@mail.gmail.com>", Attachments: atts, Boundary: id,
+				}
+				if key := s.Thread; key != "" {
+					if prev := lastOfThread(mb, threads[key]); prev != nil {
+						c.InReplyTo = prev.MessageIDHdr
+						c.References = strings.TrimSpace(strings.Join(prev.References, " ") + " " + prev.MessageIDHdr)
+					}
+				}
+				rawBytes = c.build()
+			}
+			if _, err := fillDerived(m, rawBytes); err != nil {
+				return nil, twins.SeedErrorf(p("raw"), "%s", twins.AsError(err).Message)
+			}
+			m.ThreadID = id
+			if s.Thread != "" {
+				if tid, ok := threads[s.Thread]; ok {
+					m.ThreadID = tid
+				} else {
+					threads[s.Thread] = id
+				}
+			}
+			m.LabelIDs = labels
+			m.HistoryID = mb.bump()
+			mb.Messages = append(mb.Messages, m)
+		}
+		for j, s := range sm.Drafts {
+			p := func(segs ...any) string {
+				return twins.Pointer(append([]any{"mailboxes", i, "drafts", j}, segs...)...)
+			}
+			date := t0.Add(-time.Duration(len(sm.Drafts)-j) * time.Minute)
+			if s.Date != "" {
+				d, err := time.Parse(time.RFC3339, s.Date)
+				if err != nil {
+					return nil, twins.SeedErrorf(p("date"), "date must be RFC 3339: %v", err)
+				}
+				date = d.UTC().Truncate(time.Millisecond)
+			}
+			for _, f := range []struct {
+				name string
+				list []string
+			}{{"to", s.To}, {"cc", s.Cc}, {"bcc", s.Bcc}} {
+				for k, a := range f.list {
+					if _, err := mail.ParseAddress(a); err != nil || strings.ContainsAny(a, "\r\n") {
+						return nil, twins.SeedErrorf(p(f.name, k), "%q is not an address", a)
+					}
+				}
+			}
+			atts, err := seedAttachments(s.Attachments, func(k int, f string) string { return p("attachments", k, f) })
+			if err != nil {
+				return nil, err
+			}
+			var id string
+			for id = w.newMessageID(); reserved(id); id = w.newMessageID() {
+			}
+			c := composed{From: ownFrom(mb), To: s.To, Cc: s.Cc, Bcc: s.Bcc, Subject: s.Subject, Text: s.Text, HTML: s.HTML, Date: date, Attachments: atts, Boundary: id}
+			threadID := id
+			if s.Thread != "" {
+				tid, ok := threads[s.Thread]
+				if !ok {
+					return nil, twins.SeedErrorf(p("thread"), "no message of this mailbox is in thread %q", s.Thread)
+				}
+				threadID = tid
+				if prev := lastOfThread(mb, tid); prev != nil {
+					c.InReplyTo = prev.MessageIDHdr
+					c.References = strings.TrimSpace(strings.Join(prev.References, " ") + " " + prev.MessageIDHdr)
+				}
+			}
+			m := &Message{ID: id, ThreadID: threadID, InternalDate: date.UnixMilli(), LabelIDs: []string{"DRAFT"}}
+			if _, err := fillDerived(m, c.build()); err != nil {
+				return nil, twins.SeedErrorf(p(), "%s", twins.AsError(err).Message)
+			}
+			m.HistoryID = mb.bump()
+			mb.Messages = append(mb.Messages, m)
+			mb.Drafts = append(mb.Drafts, &Draft{ID: w.newDraftID(), MessageID: id})
+		}
+	}
+	return w, nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// ownFrom is the From header Gmail writes for the mailbox's owner.
+func ownFrom(mb *Mailbox) string {
+	return (&mail.Address{Name: mb.DisplayName, Address: mb.Address}).String()
+}
+
+func lastOfThread(mb *Mailbox, threadID string) *Message {
+	if threadID == "" {
+		return nil
+	}
+	ms := mb.thread(threadID)
+	if len(ms) == 0 {
+		return nil
+	}
+	return ms[len(ms)-1]
+}
+
+// seedLabels resolves a seeded message's labels: system ids or user label
+// names (or ids). No labels means a received inbox message, unread.
+func seedLabels(mb *Mailbox, names []string, path func(int) string) ([]string, error) {
+	if names == nil {
+		return []string{"INBOX", "UNREAD"}, nil
+	}
+	out := []string{}
+	for k, n := range names {
+		l := mb.label(n)
+		if l == nil {
+			l = mb.labelByName(n)
+		}
+		if l == nil {
+			return nil, twins.SeedErrorf(path(k), "label %q is neither a system label nor one of this mailbox's labels", n)
+		}
+		if l.ID == "DRAFT" {
+			return nil, twins.SeedErrorf(path(k), "seed drafts under \"drafts\", not with the DRAFT label")
+		}
+		if !slices.Contains(out, l.ID) {
+			out = append(out, l.ID)
+		}
+	}
+	return out, nil
+}
+
+func seedAttachments(in []SeedAttachment, path func(int, string) string) ([]attachment, error) {
+	var out []attachment
+	for k, a := range in {
+		if strings.TrimSpace(a.Filename) == "" {
+			return nil, twins.SeedErrorf(path(k, "filename"), "filename is required")
+		}
+		if a.Text != "" && a.Data != "" {
+			return nil, twins.SeedErrorf(path(k, "data"), "give text or data, not both")
+		}
+		data := []byte(a.Text)
+		if a.Data != "" {
+			b, err := base64.StdEncoding.DecodeString(a.Data)
+			if err != nil {
+				if b, err = decodeRaw(a.Data); err != nil {
+					return nil, twins.SeedErrorf(path(k, "data"), "data must be base64: %v", err)
+				}
+			}
+			data = b
+		}
+		mt := a.MimeType
+		if mt == "" {
+			mt = "application/octet-stream"
+			if a.Text != "" {
+				mt = "text/plain"
+			}
+		}
+		out = append(out, attachment{Filename: a.Filename, MimeType: mt, Data: data})
+	}
+	return out, nil
+}
