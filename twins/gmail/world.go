@@ -164,7 +164,7 @@ func (w *World) messageIDUsed(id string) bool {
 
 func (w *World) newDraftID() string {
 	w.NextDraft++
-	return "r" + strconv.FormatInt(-(draftBase + w.NextDraft), 10)
+	return "r" + strconv.FormatInt(-(draftBase+w.NextDraft), 10)
 }
 
 // me is the authenticated user's mailbox.
