@@ -26,6 +26,56 @@ func chatActions() []twins.Action {
 			Effect:   twins.Write,
 			Bindings: method("chat.postMessage", map[string]string{"channel": "channel_id", "text": "message"}),
 		}, sendMessage),
+		twins.New(twins.Spec{
+			Name:        "slack_update_message",
+			Title:       "Edit a message",
+			Description: "Replaces the text, blocks or attachments of a message the token's user posted (chat.update).",
+			Effect:      twins.Write,
+			Bindings:    method("chat.update", map[string]string{"channel": "channel_id", "text": "message"}),
+		}, updateMessage),
+		twins.New(twins.Spec{
+			Name:        "slack_delete_message",
+			Title:       "Delete a message",
+			Description: "Deletes a message the token's user posted (chat.delete). A thread parent with replies leaves a tombstone.",
+			Effect:      twins.Destructive,
+			Bindings:    method("chat.delete", map[string]string{"channel": "channel_id"}),
+		}, deleteMessage),
+		twins.New(twins.Spec{
+			Name:        "slack_get_permalink",
+			Title:       "Get a message link",
+			Description: "Returns the web link of a message (chat.getPermalink).",
+			Effect:      twins.Read,
+			Bindings:    method("chat.getPermalink", map[string]string{"channel": "channel_id"}),
+		}, getPermalink),
+		twins.New(twins.Spec{
+			Name:  "slack_schedule_message",
+			Title: "Schedule a message",
+			Description: "Schedules a message for delivery at post_at (Unix seconds, in the future, at most 120 days out) " +
+				"to a channel or thread (chat.scheduleMessage). Does not send now; use slack_send_message for that.",
+			Effect:   twins.Write,
+			Bindings: method("chat.scheduleMessage", map[string]string{"channel": "channel_id", "text": "message"}),
+		}, scheduleMessage),
+		twins.New(twins.Spec{
+			Name:        "slack_delete_scheduled_message",
+			Title:       "Cancel a scheduled message",
+			Description: "Cancels a message scheduled with slack_schedule_message (chat.deleteScheduledMessage).",
+			Effect:      twins.Destructive,
+			Bindings:    method("chat.deleteScheduledMessage", map[string]string{"channel": "channel_id"}),
+		}, deleteScheduledMessage),
+		twins.New(twins.Spec{
+			Name:        "slack_list_scheduled_messages",
+			Title:       "List scheduled messages",
+			Description: "Lists messages scheduled by the token's user, optionally in one channel (chat.scheduledMessages.list).",
+			Effect:      twins.Read,
+			Bindings:    method("chat.scheduledMessages.list", map[string]string{"channel": "channel_id"}),
+		}, listScheduledMessages),
+		twins.New(twins.Spec{
+			Name:        "slack_send_ephemeral",
+			Title:       "Send an ephemeral message",
+			Description: "Shows a message to one member of a channel only (chat.postEphemeral); it never appears in the channel's history.",
+			Effect:      twins.Write,
+			Bindings:    method("chat.postEphemeral", map[string]string{"channel": "channel_id", "text": "message", "user": "user_id"}),
+		}, sendEphemeral),
 	}
 }
 

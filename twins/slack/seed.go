@@ -175,7 +175,7 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 	}
 	b := &builder{ctx: ctx, w: &World{
 		Users: []*User{}, Bots: []*Bot{}, Channels: []*Channel{}, Emoji: map[string]string{},
-		Files: []*File{}, Scheduled: []*ScheduledMessage{}, Counters: map[string]int{},
+		Files: []*File{}, Scheduled: []*ScheduledMessage{}, Ephemeral: []*EphemeralMessage{}, Counters: map[string]int{},
 	}}
 	start := twins.EnvFrom(ctx).Now()
 	b.nextAuto = start.Add(-seedHistory).UnixMicro()

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pomehq/pome/rest/resttest"
 	"github.com/pomehq/pome/tape"
@@ -196,5 +198,58 @@ func TestSDKTokenInForm(t *testing.T) {
 	h, err := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: "general"})
 	if err != nil || len(h.Messages) != 1 {
 		t.Fatalf("history = %+v %v", h, err)
+	}
+}
+
+func TestSDKChat(t *testing.T) {
+	_, api := start(t, "")
+	chID, ts, err := api.PostMessage("general", slackText("v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, text, err := api.UpdateMessage(chID, ts, slackText("v2"))
+	if err != nil || text != "v2" {
+		t.Fatalf("update = %q %v", text, err)
+	}
+	h, _ := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: chID, Limit: 1})
+	if h.Messages[0].Text != "v2" || h.Messages[0].Edited == nil {
+		t.Errorf("edited = %+v", h.Messages[0])
+	}
+	all, _ := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: chID})
+	greeting := all.Messages[len(all.Messages)-1].Timestamp
+	_, _, _, err = api.UpdateMessage(chID, greeting, slackText("hijack"))
+	slackErr(t, err, "cant_update_message")
+
+	link, err := api.GetPermalink(&slack.PermalinkParameters{Channel: chID, Ts: ts})
+	if err != nil || !strings.HasPrefix(link, "https://acme.slack.com/archives/"+chID+"/p") {
+		t.Errorf("permalink = %q %v", link, err)
+	}
+	if _, _, err := api.DeleteMessage(chID, ts); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = api.DeleteMessage(chID, ts)
+	slackErr(t, err, "message_not_found")
+
+	at := time.Now().Add(time.Hour).Unix()
+	_, sid, err := api.ScheduleMessage(chID, strconv.FormatInt(at, 10), slackText("later"))
+	if err != nil || !strings.HasPrefix(sid, "Q") {
+		t.Fatalf("schedule = %q %v", sid, err)
+	}
+	list, _, err := api.GetScheduledMessages(&slack.GetScheduledMessagesParameters{Channel: chID})
+	if err != nil || len(list) != 1 || list[0].ID != sid || list[0].Text != "later" {
+		t.Fatalf("scheduled list = %+v %v", list, err)
+	}
+	_, _, err = api.ScheduleMessage(chID, strconv.FormatInt(time.Now().Add(-time.Hour).Unix(), 10), slackText("past"))
+	slackErr(t, err, "time_in_past")
+	if ok, err := api.DeleteScheduledMessage(&slack.DeleteScheduledMessageParameters{Channel: chID, ScheduledMessageID: sid}); err != nil || !ok {
+		t.Fatalf("delete scheduled = %v %v", ok, err)
+	}
+	_, err = api.DeleteScheduledMessage(&slack.DeleteScheduledMessageParameters{Channel: chID, ScheduledMessageID: sid})
+	slackErr(t, err, "invalid_scheduled_message_id")
+
+	users, _ := api.GetUsers()
+	ets, err := api.PostEphemeral(chID, users[1].ID, slackText("psst"))
+	if err != nil || ets == "" {
+		t.Fatalf("ephemeral = %q %v", ets, err)
 	}
 }

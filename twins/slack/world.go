@@ -26,6 +26,9 @@ type World struct {
 	Emoji     map[string]string   `json:"emoji"`
 	Files     []*File             `json:"files"`
 	Scheduled []*ScheduledMessage `json:"scheduled_messages"`
+	// Ephemeral holds chat.postEphemeral messages: never in history, but
+	// what the agent showed someone.
+	Ephemeral []*EphemeralMessage `json:"ephemeral_messages"`
 	// Counters hold the next number per id prefix, so ids are
 	// deterministic per sandbox and survive the JSON round trip.
 	Counters map[string]int `json:"counters"`
