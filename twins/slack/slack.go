@@ -31,6 +31,7 @@ func actions() []twins.Action {
 	out = append(out, authActions()...)
 	out = append(out, chatActions()...)
 	out = append(out, conversationActions()...)
+	out = append(out, conversationAdminActions()...)
 	out = append(out, reactionActions()...)
 	out = append(out, userActions()...)
 	return out

@@ -253,3 +253,77 @@ func TestSDKChat(t *testing.T) {
 		t.Fatalf("ephemeral = %q %v", ets, err)
 	}
 }
+
+func TestSDKConversations(t *testing.T) {
+	_, api := start(t, "")
+	c, err := api.CreateConversation(slack.CreateConversationParams{ChannelName: "incident-7"})
+	if err != nil || c.Name != "incident-7" || !strings.HasPrefix(c.ID, "C") {
+		t.Fatalf("create = %+v %v", c, err)
+	}
+	_, err = api.CreateConversation(slack.CreateConversationParams{ChannelName: "incident-7"})
+	slackErr(t, err, "name_taken")
+	_, err = api.CreateConversation(slack.CreateConversationParams{ChannelName: "Bad Name"})
+	slackErr(t, err, "invalid_name")
+
+	info, err := api.GetConversationInfo(&slack.GetConversationInfoInput{ChannelID: c.ID})
+	if err != nil || info.Name != "incident-7" || info.Creator == "" {
+		t.Fatalf("info = %+v %v", info, err)
+	}
+	users, _ := api.GetUsers()
+	var alice, bob string
+	for _, u := range users {
+		switch u.Name {
+		case "alice":
+			alice = u.ID
+		case "bob":
+			bob = u.ID
+		}
+	}
+	if _, err := api.InviteUsersToConversation(c.ID, alice, bob); err != nil {
+		t.Fatal(err)
+	}
+	members, _, err := api.GetUsersInConversation(&slack.GetUsersInConversationParameters{ChannelID: c.ID, Limit: 2})
+	if err != nil || len(members) != 2 {
+		t.Fatalf("members = %v %v", members, err)
+	}
+	if err := api.KickUserFromConversation(c.ID, bob); err != nil {
+		t.Fatal(err)
+	}
+	slackErr(t, api.KickUserFromConversation(c.ID, bob), "not_in_channel")
+	if _, err := api.SetTopicOfConversation(c.ID, "db is down"); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := api.SetPurposeOfConversation(c.ID, "war room")
+	if err != nil || ch.Purpose.Value != "war room" || ch.Topic.Value != "db is down" {
+		t.Fatalf("purpose = %+v %v", ch, err)
+	}
+	ch, err = api.RenameConversation(c.ID, "incident-7-resolved")
+	if err != nil || ch.Name != "incident-7-resolved" {
+		t.Fatalf("rename = %+v %v", ch, err)
+	}
+	if err := api.ArchiveConversation(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = api.PostMessage(c.ID, slackText("x"))
+	slackErr(t, err, "is_archived")
+	if err := api.UnArchiveConversation(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.LeaveConversation(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := api.JoinConversation(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = api.LeaveConversation("general")
+	slackErr(t, err, "cant_leave_general")
+
+	dm, _, _, err := api.OpenConversation(&slack.OpenConversationParameters{Users: []string{alice}})
+	if err != nil || !strings.HasPrefix(dm.ID, "D") {
+		t.Fatalf("open = %+v %v", dm, err)
+	}
+	all, _, err := api.GetConversations(&slack.GetConversationsParameters{Types: []string{"public_channel", "im"}, ExcludeArchived: true})
+	if err != nil || len(all) != 4 {
+		t.Errorf("list = %d %v", len(all), err)
+	}
+}
