@@ -1,0 +1,113 @@
+// Package stripe is the Stripe twin: a stateful Stripe account in test mode
+// that stripe-go and stripe-node can talk to unchanged (point the SDK's API
+// base at the twin) and that agents reach over MCP with the Stripe agent
+// toolkit's tool names (create_customer, create_payment_intent,
+// create_refund, list_customers, …).
+//
+// # Surface
+//
+// Customers (create, retrieve, update, delete, list, search), payment methods
+// (create from test card numbers or tokens, retrieve, attach, detach, list),
+// PaymentIntents (create, retrieve, update, confirm, capture including
+// partial capture, cancel, list, search) with Stripe's status machine, the
+// charges confirmation creates (retrieve, list, search), refunds (full or
+// partial, by PaymentIntent or charge), products and prices, the balance and
+// its transactions, and an event for every state change (list, retrieve).
+// Lists use Stripe's envelope and cursors (limit, starting_after,
+// ending_before); expand[] expands customer, payment_method, latest_charge,
+// payment_intent, charge, balance_transaction, product and default_price.
+//
+// Test cards behave as in Stripe test mode: pm_card_visa and 4242… succeed,
+// pm_card_chargeDeclined (4000000000000002) declines with card_declined /
+// generic_decline, pm_card_chargeDeclinedInsufficientFunds
+// (4000000000009995) with insufficient_funds, pm_card_authenticationRequired
+// (4000002760003184) and 4000002500003155 move the PaymentIntent to
+// requires_action. A decline answers 402 card_error with code, decline_code
+// and the PaymentIntent, which keeps the failed charge as latest_charge and
+// the error as last_payment_error. The "processing" status is never reached
+// by cards (as in Stripe); seeds may set it.
+//
+// # Seed
+//
+// The seed is decoded strictly: unknown keys, wrong types and broken
+// references (a PaymentIntent naming a customer the seed does not hold, a
+// payment method attached to another customer) are errors naming the JSON
+// path. Without a seed the world holds one customer, alice@example.com, and
+// nothing else. Every list is optional; ids are generated when absent;
+// "created" (unix seconds) defaults to the sandbox clock. Amounts are in the
+// currency's smallest unit.
+//
+//	{
+//	  "customers": [
+//	    {"id": "cus_alice", "email": "alice@example.com", "name": "Alice",
+//	     "metadata": {"tier": "gold"}, "default_payment_method": "pm_alice_visa"}
+//	  ],
+//	  "payment_methods": [
+//	    {"id": "pm_alice_visa", "card": "4242424242424242", "customer": "cus_alice"},
+//	    {"id": "pm_declines", "card": "pm_card_chargeCustomerFail", "customer": "cus_alice"}
+//	  ],
+//	  "products": [{"id": "prod_tshirt", "name": "T-shirt"}],
+//	  "prices": [{"id": "price_tshirt", "product": "prod_tshirt", "unit_amount": 2000,
+//	              "currency": "usd", "default": true}],
+//	  "payment_intents": [
+//	    {"id": "pi_order_1001", "amount": 5000, "currency": "usd", "customer": "cus_alice",
+//	     "payment_method": "pm_alice_visa", "status": "succeeded", "latest_charge": "ch_order_1001",
+//	     "metadata": {"order_id": "1001"}},
+//	    {"id": "pi_hold", "amount": 3000, "currency": "usd", "customer": "cus_alice",
+//	     "payment_method": "pm_alice_visa", "status": "requires_capture", "capture_method": "manual"}
+//	  ],
+//	  "charges": [{"id": "ch_legacy", "amount": 1500, "currency": "usd", "customer": "cus_alice"}],
+//	  "refunds": [{"payment_intent": "pi_order_1001", "amount": 1000, "reason": "requested_by_customer"}],
+//	  "balance": {"available": [{"amount": 100000, "currency": "usd"}]},
+//	  "faults": [
+//	    {"method": "POST", "path": "/v1/refunds", "attempt": 1, "when": "after", "status": 500}
+//	  ]
+//	}
+//
+// Seeded objects emit no events, so event checks see only what happened
+// during the run. A succeeded or requires_capture PaymentIntent gets its
+// charge (and, when captured, its balance transaction); seeded refunds
+// update their charge's amount_refunded. Faults are carried in the world
+// for the transport to inject (see Fault).
+package stripe
+
+import "github.com/pomehq/pome/twins"
+
+// New returns the Stripe twin.
+func New() *twins.Twin {
+	newWorldFn, decode := twins.WorldCodec(newWorld)
+	var actions []twins.Action
+	// Search routes come before the retrieve routes of the same prefix, so
+	// /v1/customers/search is not read as a customer id.
+	for _, group := range [][]twins.Action{
+		customerActions(), paymentMethodActions(), paymentIntentActions(), chargeActions(),
+		refundActions(), productActions(), balanceActions(), eventActions(),
+	} {
+		actions = append(actions, group...)
+	}
+	return (&twins.Twin{
+		Name:         "stripe",
+		Title:        "Stripe",
+		Actions:      orderSearchFirst(actions),
+		Checks:       checks(),
+		NewWorld:     newWorldFn,
+		DecodeWorld:  decode,
+		RESTError:    restError,
+		TokenPrefix:  "sk_test_",
+		StrictParams: true,
+	}).Finish()
+}
+
+// orderSearchFirst moves search actions ahead of the others, keeping the
+// order otherwise, because routers match in registration order.
+func orderSearchFirst(actions []twins.Action) []twins.Action {
+	var search, rest []twins.Action
+	for _, a := range actions {
+		if len(a.Name()) > 7 && a.Name()[:7] == "search_" {
+			search = append(search, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	return append(search, rest...)
+}

@@ -1,0 +1,387 @@
+package stripe
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"math/big"
+	"sort"
+
+	"github.com/pomehq/pome/twins"
+)
+
+// APIVersion is the Stripe API version the twin answers as; events carry it.
+const APIVersion = "2025-08-27.basil"
+
+// World is the whole state of one Stripe account in one sandbox. Objects are
+// kept in creation order and stored in the same shape the API returns them,
+// with expandable references held as id strings (or null).
+type World struct {
+	// Counters holds the next sequence number per id prefix, so ids stay
+	// deterministic across the JSON round trip the Redis store makes.
+	Counters map[string]int64 `json:"counters"`
+
+	Customers           []*Customer           `json:"customers"`
+	PaymentMethods      []*PaymentMethod      `json:"payment_methods"`
+	PaymentIntents      []*PaymentIntent      `json:"payment_intents"`
+	Charges             []*Charge             `json:"charges"`
+	Refunds             []*Refund             `json:"refunds"`
+	Products            []*Product            `json:"products"`
+	Prices              []*Price              `json:"prices"`
+	BalanceTransactions []*BalanceTransaction `json:"balance_transactions"`
+	Events              []*Event              `json:"events"`
+
+	// BalanceBase is the seeded starting balance, to which balance
+	// transactions add.
+	BalanceBase BalanceBase `json:"balance_base"`
+
+	// Faults are the seeded failures to inject; see Fault.
+	Faults []*Fault `json:"faults"`
+
+	// Behaviors maps a card fingerprint to the test behaviour of that card
+	// number (see cards.go); it lets seeded and created cards share one
+	// table without exposing card numbers.
+	Behaviors map[string]string `json:"card_behaviors,omitempty"`
+
+	// reserved holds ids a seed names, while the seed is being built, so
+	// generated ids avoid them.
+	reserved []string
+}
+
+// BalanceBase is a per-currency starting balance.
+type BalanceBase struct {
+	Available map[string]int64 `json:"available"`
+	Pending   map[string]int64 `json:"pending"`
+}
+
+// Fault is a seeded failure the transport injects for one route: on the
+// Attempt-th request (1-based) matching Method and Path, respond with Status
+// and Body, either before the handler runs ("before": nothing changes) or
+// after it ran ("after": the change is committed and the response is lost,
+// which is what idempotency keys exist for).
+type Fault struct {
+	Method  string          `json:"method"`
+	Path    string          `json:"path"`
+	Attempt int64           `json:"attempt"`
+	When    string          `json:"when"`
+	Status  int             `json:"status"`
+	Body    json.RawMessage `json:"body,omitempty"`
+	// Seen counts matching requests so far.
+	Seen int64 `json:"seen"`
+}
+
+// NextFault counts one request for method and path (the path below the
+// twin's API root, e.g. "/v1/payment_intents") and returns the fault to
+// inject for it, if any. It is exported for the transport, which owns
+// request counting; handlers never call it.
+func (w *World) NextFault(method, path string) *Fault {
+	var hit *Fault
+	for _, f := range w.Faults {
+		if f.Method != method || !faultPathMatches(f.Path, path) {
+			continue
+		}
+		f.Seen++
+		if f.Seen == f.Attempt && hit == nil {
+			hit = f
+		}
+	}
+	return hit
+}
+
+// faultPathMatches compares a fault path with a request path; a trailing
+// "*" matches any suffix.
+func faultPathMatches(pattern, path string) bool {
+	if n := len(pattern); n > 0 && pattern[n-1] == '*' {
+		return len(path) >= n-1 && path[:n-1] == pattern[:n-1]
+	}
+	return pattern == path
+}
+
+// idLengths are the lengths of the random part of Stripe ids per prefix.
+var idLengths = map[string]int{
+	"cus": 14, "prod": 14, "pi": 24, "ch": 24, "re": 24, "pm": 24, "evt": 24,
+	"txn": 24, "price": 24, "req": 14, "secret": 25, "fp": 16, "inv": 8,
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// token derives a stable base62 string of length n from a seed string.
+func token(seed string, n int) string {
+	sum := sha256.Sum256([]byte(seed))
+	v := new(big.Int).SetBytes(sum[:])
+	b62 := big.NewInt(62)
+	out := make([]byte, 0, n)
+	mod := new(big.Int)
+	for len(out) < n {
+		if v.Sign() == 0 {
+			sum = sha256.Sum256(sum[:])
+			v.SetBytes(sum[:])
+		}
+		v.DivMod(v, b62, mod)
+		out = append(out, base62[mod.Int64()])
+	}
+	return string(out)
+}
+
+// newID returns the next id for prefix ("cus", "pi", …). Ids depend only on
+// the prefix and the counter, so two sandboxes built from the same seed hand
+// out the same ids and a run can be replayed.
+func (w *World) newID(prefix string) string {
+	if w.Counters == nil {
+		w.Counters = map[string]int64{}
+	}
+	n := idLengths[prefix]
+	if n == 0 {
+		n = 24
+	}
+	for {
+		w.Counters[prefix]++
+		seq := w.Counters[prefix]
+		body := token(prefix+"/"+itoa(seq), n)
+		if n >= 24 {
+			// Stripe's long ids start with a version digit.
+			body = "3" + body[1:]
+		}
+		id := prefix + "_" + body
+		if !w.idTaken(id) {
+			return id
+		}
+	}
+}
+
+// idTaken guards generated ids against ids a seed chose.
+func (w *World) idTaken(id string) bool {
+	for _, r := range w.reserved {
+		if r == id {
+			return true
+		}
+	}
+	for _, c := range w.Customers {
+		if c.ID == id {
+			return true
+		}
+	}
+	for _, p := range w.PaymentMethods {
+		if p.ID == id {
+			return true
+		}
+	}
+	for _, p := range w.PaymentIntents {
+		if p.ID == id {
+			return true
+		}
+	}
+	for _, c := range w.Charges {
+		if c.ID == id {
+			return true
+		}
+	}
+	for _, r := range w.Refunds {
+		if r.ID == id {
+			return true
+		}
+	}
+	for _, p := range w.Products {
+		if p.ID == id {
+			return true
+		}
+	}
+	for _, p := range w.Prices {
+		if p.ID == id {
+			return true
+		}
+	}
+	for _, t := range w.BalanceTransactions {
+		if t.ID == id {
+			return true
+		}
+	}
+	for _, e := range w.Events {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(n int64) string { return big.NewInt(n).String() }
+
+// now is the sandbox clock in unix seconds.
+func now(ctx context.Context) int64 { return twins.EnvFrom(ctx).Now().Unix() }
+
+// Lookups. Each returns nil when the id is unknown.
+
+func (w *World) customer(id string) *Customer {
+	for _, c := range w.Customers {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+func (w *World) paymentMethod(id string) *PaymentMethod {
+	for _, p := range w.PaymentMethods {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+func (w *World) paymentIntent(id string) *PaymentIntent {
+	for _, p := range w.PaymentIntents {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+func (w *World) charge(id string) *Charge {
+	for _, c := range w.Charges {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+func (w *World) refund(id string) *Refund {
+	for _, r := range w.Refunds {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+func (w *World) product(id string) *Product {
+	for _, p := range w.Products {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+func (w *World) price(id string) *Price {
+	for _, p := range w.Prices {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+func (w *World) balanceTransaction(id string) *BalanceTransaction {
+	for _, t := range w.BalanceTransactions {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+func (w *World) event(id string) *Event {
+	for _, e := range w.Events {
+		if e.ID == id {
+			return e
+		}
+	}
+	return nil
+}
+
+// refOf reads an expandable reference held as an id string.
+func refOf(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case *string:
+		if t != nil {
+			return *t
+		}
+	}
+	return ""
+}
+
+// ref stores an id as an expandable reference: null when empty.
+func ref(id string) any {
+	if id == "" {
+		return nil
+	}
+	return id
+}
+
+// strp returns a pointer to s, or nil for "".
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// newestFirst orders objects the way Stripe lists them: by creation time,
+// newest first, ties broken by creation order.
+func newestFirst[T any](items []T, created func(T) int64) []T {
+	out := make([]T, len(items))
+	for i := range items {
+		out[len(items)-1-i] = items[i]
+	}
+	sort.SliceStable(out, func(i, j int) bool { return created(out[i]) > created(out[j]) })
+	return out
+}
+
+// clone deep-copies an object through JSON, so that expansions and event
+// snapshots never alias the world.
+func clone[T any](v *T) *T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// mergeMetadata applies Stripe's metadata update rules: keys are merged, and
+// a key set to "" is removed.
+func mergeMetadata(dst map[string]string, upd map[string]string) map[string]string {
+	if dst == nil {
+		dst = map[string]string{}
+	}
+	for k, v := range upd {
+		if v == "" {
+			delete(dst, k)
+			continue
+		}
+		dst[k] = v
+	}
+	return dst
+}
+
+func metadataOrEmpty(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// mustRoundTrip decodes v's JSON into out; world objects always marshal.
+func mustRoundTrip(v any, out any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		panic(err)
+	}
+}
