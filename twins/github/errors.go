@@ -47,9 +47,11 @@ func RESTError(e *twins.Error) (int, any) {
 	case twins.Unprocessable:
 		status, body.Message = http.StatusUnprocessableEntity, "Validation Failed"
 		if custom, ok := e.Details["message"].(string); ok {
-			// Some 422s carry their own top-level message (e.g. "Reference
-			// already exists", "No commits between main and x").
+			// Some 422s carry their own top-level message and no errors
+			// list (e.g. "Reference already exists", "No commits between
+			// main and x").
 			body.Message = custom
+			break
 		}
 		entry := APIErrorEntry{Resource: resourceOf(e, "Issue"), Field: e.Field, Code: e.Vendor}
 		if entry.Code == "" {

@@ -32,5 +32,14 @@ func Actions() []twins.Action {
 		listMilestones, getMilestone, createMilestone,
 		// Repository labels.
 		listLabel, getLabel, labelWrite,
+		// Repositories and users.
+		getRepository, listRepositories, createRepository, forkRepository,
+		listRepositoryCollaborators, checkCollaborator, addCollaborator,
+		getMe, getUser,
+		// Contents, branches, refs and history.
+		getFileContents, createOrUpdateFile, deleteFile, pushFiles,
+		listBranches, getBranch, createBranch, getGitRef, updateGitRef, deleteBranch,
+		listCommits, getCommit,
+		listTags, getTag, listReleases, getLatestRelease, getReleaseByTag, createRelease,
 	}
 }
