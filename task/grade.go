@@ -75,7 +75,9 @@ type Provider interface {
 type ProviderFunc func(ctx context.Context, twin string) (*twins.Input, error)
 
 // Input calls f.
-func (f ProviderFunc) Input(ctx context.Context, twin string) (*twins.Input, error) { return f(ctx, twin) }
+func (f ProviderFunc) Input(ctx context.Context, twin string) (*twins.Input, error) {
+	return f(ctx, twin)
+}
 
 // Judge grades a [model] criterion. It is given the criterion and returns
 // whether it held and why; an error means it could not say.
