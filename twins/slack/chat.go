@@ -269,7 +269,7 @@ func (w *World) openIM(ctx context.Context, u *User) *Channel {
 	members := []string{w.AuthUser, u.ID}
 	ch := &Channel{
 		ID: w.newID("D"), Name: u.ID, Type: TypeIM, User: u.ID, Created: now(ctx), Creator: w.AuthUser,
-		Members: members, PreviousNames: []string{}, Messages: []*Message{}, Bookmarks: []*Bookmark{},
+		Members: members, PreviousNames: []string{}, Messages: []*Message{}, Bookmarks: []*Bookmark{}, Pins: []*Pin{},
 	}
 	w.Channels = append(w.Channels, ch)
 	return ch

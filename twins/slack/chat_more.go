@@ -96,6 +96,12 @@ func deleteMessage(ctx context.Context, w *World, in DeleteMessageIn) (DeleteMes
 	if err != nil {
 		return DeleteMessageOut{}, err
 	}
+	for i, p := range ch.Pins {
+		if p.TS == m.TS {
+			ch.Pins = append(ch.Pins[:i], ch.Pins[i+1:]...)
+			break
+		}
+	}
 	if !m.isReply() && len(ch.replies(m.TS)) > 0 {
 		// Slack keeps a deleted parent as a tombstone so its thread stays.
 		*m = Message{Type: "message", Subtype: "tombstone", TS: m.TS, User: "USLACKBOT", Text: "This message was deleted.",

@@ -154,7 +154,7 @@ func createConversation(ctx context.Context, w *World, in CreateConversationIn) 
 	t := now(ctx)
 	ch := &Channel{
 		ID: w.newID(prefix), Name: name, Type: typ, Created: t, Creator: w.AuthUser,
-		Members: []string{w.AuthUser}, PreviousNames: []string{}, Messages: []*Message{}, Bookmarks: []*Bookmark{},
+		Members: []string{w.AuthUser}, PreviousNames: []string{}, Messages: []*Message{}, Bookmarks: []*Bookmark{}, Pins: []*Pin{},
 	}
 	w.Channels = append(w.Channels, ch)
 	return ChannelOut{OK: true, Channel: w.conversation(ch)}, nil
@@ -449,7 +449,7 @@ func openConversation(ctx context.Context, w *World, in OpenIn) (OpenOut, error)
 	}
 	ch := &Channel{
 		ID: w.newID("G"), Type: TypeMPIM, Created: now(ctx), Creator: w.AuthUser, Members: members,
-		PreviousNames: []string{}, Messages: []*Message{}, Bookmarks: []*Bookmark{},
+		PreviousNames: []string{}, Messages: []*Message{}, Bookmarks: []*Bookmark{}, Pins: []*Pin{},
 	}
 	ch.Name = mpimName(w, members)
 	w.Channels = append(w.Channels, ch)

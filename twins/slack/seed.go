@@ -413,7 +413,7 @@ func (b *builder) addChannel(i int, sc *SeedChannel, names map[string]bool) erro
 	if sc.ID != "" && (!idRE.MatchString(sc.ID) || !strings.ContainsRune("CGD", rune(sc.ID[0]))) {
 		return twins.SeedErrorf(p+"/id", "channel id %q must look like C0123ABCD (G private, D direct message)", sc.ID)
 	}
-	ch := &Channel{ID: sc.ID, Type: typ, Created: b.start - int64(seedHistory/time.Second) - 86400, IsArchived: sc.IsArchived, IsGeneral: sc.IsGeneral, PreviousNames: []string{}, Messages: []*Message{}, Bookmarks: []*Bookmark{}}
+	ch := &Channel{ID: sc.ID, Type: typ, Created: b.start - int64(seedHistory/time.Second) - 86400, IsArchived: sc.IsArchived, IsGeneral: sc.IsGeneral, PreviousNames: []string{}, Messages: []*Message{}, Bookmarks: []*Bookmark{}, Pins: []*Pin{}}
 	var members []string
 	if sc.Members == nil {
 		if typ == TypeIM || typ == TypeMPIM {
@@ -660,6 +660,7 @@ func (b *builder) message(ch *Channel, sm *SeedMessage, p string, parent *Messag
 	}
 	if sm.Pinned {
 		m.PinnedTo = []string{ch.ID}
+		ch.Pins = append(ch.Pins, &Pin{TS: m.TS, Created: b.start - int64(seedHistory/time.Second), CreatedBy: m.User})
 	}
 	for k, ref := range sm.Files {
 		f := w.file(ref)

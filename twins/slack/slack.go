@@ -33,6 +33,7 @@ func actions() []twins.Action {
 	out = append(out, conversationActions()...)
 	out = append(out, conversationAdminActions()...)
 	out = append(out, reactionActions()...)
+	out = append(out, pinAndBookmarkActions()...)
 	out = append(out, userActions()...)
 	return out
 }

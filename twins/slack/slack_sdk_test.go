@@ -327,3 +327,51 @@ func TestSDKConversations(t *testing.T) {
 		t.Errorf("list = %d %v", len(all), err)
 	}
 }
+
+func TestSDKReactionsPinsBookmarks(t *testing.T) {
+	_, api := start(t, "")
+	chID, ts, err := api.PostMessage("general", slackText("ship it"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := slack.NewRefToMessage(chID, ts)
+	if err := api.AddReaction("rocket", ref); err != nil {
+		t.Fatal(err)
+	}
+	item, err := api.GetReactions(ref, slack.GetReactionsParameters{})
+	if err != nil || len(item.Reactions) != 1 || item.Reactions[0].Name != "rocket" || item.Reactions[0].Count != 1 {
+		t.Fatalf("reactions.get = %+v %v", item, err)
+	}
+	items, _, err := api.ListReactions(slack.ListReactionsParameters{})
+	if err != nil || len(items) != 1 {
+		t.Fatalf("reactions.list = %+v %v", items, err)
+	}
+	if err := api.RemoveReaction("rocket", ref); err != nil {
+		t.Fatal(err)
+	}
+	slackErr(t, api.RemoveReaction("rocket", ref), "no_reaction")
+
+	if err := api.AddPin(chID, ref); err != nil {
+		t.Fatal(err)
+	}
+	pins, _, err := api.ListPins(chID)
+	if err != nil || len(pins) != 1 || pins[0].Message == nil || pins[0].Message.Text != "ship it" {
+		t.Fatalf("pins.list = %+v %v", pins, err)
+	}
+	slackErr(t, api.AddPin(chID, ref), "already_pinned")
+	if err := api.RemovePin(chID, ref); err != nil {
+		t.Fatal(err)
+	}
+
+	bm, err := api.AddBookmark(chID, slack.AddBookmarkParameters{Title: "Runbook", Type: "link", Link: "https://wiki.acme.test/rb"})
+	if err != nil || bm.Title != "Runbook" {
+		t.Fatalf("bookmarks.add = %+v %v", bm, err)
+	}
+	bms, err := api.ListBookmarks(chID)
+	if err != nil || len(bms) != 1 || bms[0].ID != bm.ID {
+		t.Fatalf("bookmarks.list = %+v %v", bms, err)
+	}
+	if err := api.RemoveBookmark(chID, bm.ID); err != nil {
+		t.Fatal(err)
+	}
+}

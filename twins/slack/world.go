@@ -137,6 +137,7 @@ type Channel struct {
 	// first (ascending ts).
 	Messages  []*Message  `json:"messages"`
 	Bookmarks []*Bookmark `json:"bookmarks"`
+	Pins      []*Pin      `json:"pins"`
 }
 
 // Topic is a channel topic or purpose.
