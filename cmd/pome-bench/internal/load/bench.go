@@ -1,0 +1,265 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Config is one bench run.
+type Config struct {
+	Server string
+	APIKey string
+	// Concurrency is the number of clients sending at once.
+	Concurrency int
+	// Duration bounds each measured scenario; Warmup runs before each,
+	// unmeasured, so connections and the server's caches are warm.
+	Duration time.Duration
+	Warmup   time.Duration
+	// Sandboxes is how many sandboxes the data-plane scenarios spread
+	// over. They are created before and discarded after.
+	Sandboxes int
+	// Twins are the twins of every sandbox the bench creates (default
+	// worlds).
+	Twins []string
+	// Baseline measures the bare handler too and gives every figure as a
+	// ratio to it.
+	Baseline bool
+	// Scenarios selects what runs (nil: all), from AllScenarios.
+	Scenarios []string
+	// CreateCount bounds the sandbox-create phase; those sandboxes are
+	// discarded before the pool is made, so it may be as large as the team
+	// quota.
+	CreateCount int
+	// MaxRequests bounds each scenario's request count.
+	MaxRequests int64
+	// ServerPID, when set, is the server's process id on this machine: its
+	// RSS is read around every step.
+	ServerPID int
+	// Log receives progress lines (nil: none).
+	Log io.Writer
+}
+
+// Machine describes where the bench ran.
+type Machine struct {
+	GOOS      string `json:"goos"`
+	GOARCH    string `json:"goarch"`
+	NumCPU    int    `json:"num_cpu"`
+	CPUModel  string `json:"cpu_model,omitempty"`
+	GoVersion string `json:"go_version"`
+}
+
+// Report is everything a run measured.
+type Report struct {
+	Server          string        `json:"server"`
+	Concurrency     int           `json:"concurrency"`
+	DurationSeconds float64       `json:"duration_seconds"`
+	Sandboxes       int           `json:"sandboxes"`
+	Twins           []string      `json:"twins"`
+	Machine         Machine       `json:"machine"`
+	Baseline        *Result       `json:"baseline,omitempty"`
+	Scenarios       []Result      `json:"scenarios"`
+	Pool            *RSSDelta     `json:"server_rss_pool,omitempty"`
+	Notes           []string      `json:"notes,omitempty"`
+	Started         time.Time     `json:"started"`
+	Elapsed         time.Duration `json:"-"`
+}
+
+func (c *Config) logf(format string, args ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, format+"\n", args...)
+	}
+}
+
+func (c *Config) wants(name string) bool {
+	return len(c.Scenarios) == 0 || slices.Contains(c.Scenarios, name)
+}
+
+// Validate checks the bounds before anything is sent.
+func (c *Config) Validate() error {
+	switch {
+	case c.Concurrency < 1:
+		return errors.New("concurrency must be at least 1")
+	case c.Duration <= 0:
+		return errors.New("duration must be positive")
+	case c.Warmup < 0:
+		return errors.New("warmup must not be negative")
+	case c.Sandboxes < 1:
+		return errors.New("sandboxes must be at least 1")
+	case c.CreateCount < 1:
+		return errors.New("create count must be at least 1")
+	case c.MaxRequests < 1:
+		return errors.New("max requests must be at least 1")
+	case len(c.Twins) == 0:
+		return errors.New("at least one twin")
+	}
+	for _, s := range c.Scenarios {
+		if !slices.Contains(AllScenarios, s) {
+			return fmt.Errorf("unknown scenario %q (have %s)", s, strings.Join(AllScenarios, ", "))
+		}
+	}
+	return nil
+}
+
+// needs is the twin each data-plane scenario calls.
+var needs = map[string]string{
+	NameGetIssue: "github", NamePostComment: "github", NameMCPToolsCall: "github",
+	NamePostMessage: "slack",
+}
+
+// Bench runs the configured scenarios against the server and returns the
+// report. Every sandbox it creates is discarded before it returns, also
+// when ctx is cancelled or a step fails.
+func Bench(ctx context.Context, cfg Config) (*Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	client := NewClient(cfg.Concurrency)
+	defer client.CloseIdleConnections()
+	pome, err := NewPome(cfg.Server, cfg.APIKey, client)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{
+		Server: pome.Server.String(), Concurrency: cfg.Concurrency, DurationSeconds: cfg.Duration.Seconds(),
+		Sandboxes: cfg.Sandboxes, Twins: cfg.Twins, Machine: ThisMachine(), Started: time.Now().UTC(),
+	}
+	start := time.Now()
+	defer func() { rep.Elapsed = time.Since(start) }()
+	opt := Options{Client: client, Concurrency: cfg.Concurrency, Duration: cfg.Duration, MaxRequests: cfg.MaxRequests}
+	rss := func() int64 {
+		if cfg.ServerPID == 0 {
+			return 0
+		}
+		kib, err := ReadRSS(cfg.ServerPID)
+		if err != nil {
+			cfg.logf("read server RSS: %v", err)
+		}
+		return kib
+	}
+	measure := func(sc Scenario, opt Options, warmup time.Duration) Result {
+		if warmup > 0 {
+			w := opt
+			w.Duration = warmup
+			Run(ctx, w, sc)
+		}
+		before := rss()
+		res := Run(ctx, opt, sc)
+		if cfg.ServerPID != 0 {
+			res.RSS = newDelta(before, rss(), res.Requests)
+		}
+		cfg.logf("%-20s %10.0f req/s  p50 %s  p99 %s  errors %d", res.Name, res.PerSec, fmtUS(res.P50US), fmtUS(res.P99US), res.Errors)
+		return res
+	}
+
+	if cfg.Baseline && cfg.wants(NameBaseline) {
+		b, err := StartBaseline()
+		if err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		res := measure(BaselineScenario(b.URL), opt, cfg.Warmup)
+		b.Close()
+		// The baseline runs in this process: the server's RSS says nothing
+		// about it.
+		res.RSS = nil
+		rep.Baseline = &res
+	}
+
+	// Discards run on their own context: a cancelled run still cleans up.
+	cleanup := func(ids []string) {
+		if len(ids) == 0 {
+			return
+		}
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		if failed, err := pome.DiscardMany(dctx, ids, cfg.Concurrency); err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d sandboxes not discarded: %v", failed, len(ids), err))
+		}
+	}
+
+	if cfg.wants(NameCreate) && ctx.Err() == nil {
+		var made []string
+		copt := opt
+		copt.MaxRequests = min(opt.MaxRequests, int64(cfg.CreateCount))
+		// No warm-up: it would only spend the team's quota.
+		res := measure(pome.CreateScenario(cfg.Twins, &made), copt, 0)
+		cleanup(made)
+		rep.Scenarios = append(rep.Scenarios, res)
+	}
+
+	var data []string
+	for _, name := range []string{NameGetIssue, NamePostComment, NamePostMessage, NameMCPToolsCall} {
+		if !cfg.wants(name) {
+			continue
+		}
+		if !slices.Contains(cfg.Twins, needs[name]) {
+			rep.Scenarios = append(rep.Scenarios, Result{Name: name, Skipped: "no " + needs[name] + " twin in --twins"})
+			continue
+		}
+		data = append(data, name)
+	}
+	if len(data) > 0 && ctx.Err() == nil {
+		cfg.logf("creating %d sandboxes (%s)", cfg.Sandboxes, strings.Join(cfg.Twins, ", "))
+		before := rss()
+		sbs, err := pome.CreateMany(ctx, cfg.Sandboxes, cfg.Concurrency, cfg.Twins)
+		ids := make([]string, len(sbs))
+		for i, sb := range sbs {
+			ids[i] = sb.ID
+		}
+		defer cleanup(ids)
+		if err != nil {
+			return rep, err
+		}
+		if cfg.ServerPID != 0 {
+			rep.Pool = newDelta(before, rss(), uint64(len(sbs)))
+		}
+		for _, name := range data {
+			if ctx.Err() != nil {
+				break
+			}
+			var sc Scenario
+			switch name {
+			case NameGetIssue:
+				sc = GetIssueScenario(sbs, cfg.Concurrency)
+			case NamePostComment:
+				sc = PostCommentScenario(sbs, cfg.Concurrency)
+			case NamePostMessage:
+				sc = PostMessageScenario(sbs, cfg.Concurrency)
+			case NameMCPToolsCall:
+				sc = MCPToolsCallScenario(sbs, cfg.Concurrency)
+			}
+			rep.Scenarios = append(rep.Scenarios, measure(sc, opt, cfg.Warmup))
+		}
+	}
+
+	if rep.Baseline != nil && rep.Baseline.PerSec > 0 {
+		rep.Baseline.Ratio = 1
+		for i := range rep.Scenarios {
+			rep.Scenarios[i].Ratio = rep.Scenarios[i].PerSec / rep.Baseline.PerSec
+		}
+	}
+	return rep, ctx.Err()
+}
+
+// ThisMachine describes the machine the bench runs on.
+func ThisMachine() Machine {
+	m := Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, NumCPU: runtime.NumCPU(), GoVersion: runtime.Version()}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}

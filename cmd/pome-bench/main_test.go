@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/pomehq/pome/cmd/pome-bench/internal/load"
+	"github.com/pomehq/pome/session"
+)
+
+// TestRunAgainstServer runs the whole command, briefly, against an
+// in-process server: every scenario must count requests and no errors, and
+// every sandbox it made must be gone afterwards.
+func TestRunAgainstServer(t *testing.T) {
+	store := session.NewMemoryStore(nil, 0)
+	url, key := startPome(t, store, 0)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{
+		"--server", url, "--api-key", key, "-c", "4", "-d", "200ms", "--warmup", "50ms",
+		"--sandboxes", "6", "--create-count", "20", "--twins", "github,slack", "--json",
+	}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
+	}
+	var rep load.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if rep.Baseline == nil || rep.Baseline.Requests == 0 || rep.Baseline.Ratio != 1 {
+		t.Fatalf("baseline: %+v", rep.Baseline)
+	}
+	seen := map[string]bool{}
+	for _, s := range rep.Scenarios {
+		seen[s.Name] = true
+		if s.Requests == 0 || s.Errors != 0 || s.Skipped != "" || s.Ratio <= 0 || s.P50US <= 0 || s.P99US < s.P50US {
+			t.Errorf("%s: %+v", s.Name, s)
+		}
+	}
+	for _, name := range load.AllScenarios[1:] {
+		if !seen[name] {
+			t.Errorf("scenario %s missing", name)
+		}
+	}
+	if len(rep.Notes) != 0 {
+		t.Errorf("notes: %v", rep.Notes)
+	}
+	list, err := store.List(context.Background(), "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sb := range list {
+		if _, err := store.Get(context.Background(), sb.ID); err == nil {
+			t.Errorf("sandbox %s left behind", sb.ID)
+		}
+	}
+}
+
+// TestScenarioWithoutTwinIsSkipped: a sandbox without Slack cannot post to
+// it, and the report says so rather than counting errors.
+func TestScenarioWithoutTwinIsSkipped(t *testing.T) {
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{
+		"--server", url, "--api-key", key, "-c", "2", "-d", "50ms", "--warmup", "0", "-q",
+		"--sandboxes", "2", "--twins", "github", "--scenarios", "slack_post_message,github_get_issue", "--baseline=false",
+	}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut.String())
+	}
+	if !bytes.Contains(out.Bytes(), []byte("slack_post_message skipped: no slack twin")) {
+		t.Fatalf("%s", out.String())
+	}
+}
+
+// TestBadFlags: a run that cannot be bounded or aimed never starts.
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--api-key", "k"},
+		{"--server", "ftp://x", "--api-key", "k"},
+		{"--server", "http://127.0.0.1:1", "--api-key", "k", "-c", "0"},
+		{"--server", "http://127.0.0.1:1", "--api-key", "k", "--scenarios", "nope"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, &out, &errOut); code == 0 {
+			t.Errorf("%v: exit 0", args)
+		}
+	}
+}
