@@ -322,7 +322,7 @@ func newObjectsCheck(id, template, collection string, list func(*World) []string
 
 // rowRejectedWith reports whether a tape row is an error answer carrying
 // code as its Stripe code, decline_code or type. REST rows hold the error
-// envelope; MCP rows hold a tool error whose text carries the code.
+// envelope; MCP rows hold a tool error whose text is that envelope.
 func rowRejectedWith(r *tape.Row, code string) bool {
 	if len(r.Response.Body) == 0 {
 		return false
@@ -333,13 +333,15 @@ func rowRejectedWith(r *tape.Row, code string) bool {
 			DeclineCode string `json:"decline_code"`
 			Type        string `json:"type"`
 		} `json:"error"`
-		IsError bool `json:"isError"`
+		Result *struct {
+			IsError bool `json:"isError"`
+		} `json:"result"`
 	}
 	_ = json.Unmarshal(r.Response.Body, &env)
 	if env.Error != nil && r.Status >= 400 {
 		return env.Error.Code == code || env.Error.DeclineCode == code || env.Error.Type == code
 	}
-	if r.Transport == tape.TransportMCP && env.IsError {
+	if r.Transport == tape.TransportMCP && env.Result != nil && env.Result.IsError {
 		return bytes.Contains(r.Response.Body, []byte(code))
 	}
 	return false
