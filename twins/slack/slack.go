@@ -35,6 +35,7 @@ func actions() []twins.Action {
 	out = append(out, reactionActions()...)
 	out = append(out, pinAndBookmarkActions()...)
 	out = append(out, userActions()...)
+	out = append(out, userMoreActions()...)
 	return out
 }
 

@@ -375,3 +375,34 @@ func TestSDKReactionsPinsBookmarks(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestSDKUsersTeamEmoji(t *testing.T) {
+	_, api := start(t, `{"users": [{"name": "pome-agent", "is_admin": true}, {"name": "alice", "email": "alice@acme.test"}],
+	  "channels": [{"name": "general"}, {"name": "ops", "type": "private_channel", "members": ["pome-agent"]}],
+	  "emoji": {"shipit": "https://example.test/shipit.png"}}`)
+	u, err := api.GetUserByEmail("alice@acme.test")
+	if err != nil || u.Name != "alice" {
+		t.Fatalf("lookupByEmail = %+v %v", u, err)
+	}
+	_, err = api.GetUserByEmail("nobody@acme.test")
+	slackErr(t, err, "users_not_found")
+	if err := api.SetUserCustomStatus("deploying", ":rocket:", 0); err != nil {
+		t.Fatal(err)
+	}
+	p, err := api.GetUserProfile(&slack.GetUserProfileParameters{})
+	if err != nil || p.StatusText != "deploying" || p.StatusEmoji != ":rocket:" {
+		t.Fatalf("profile = %+v %v", p, err)
+	}
+	chans, _, err := api.GetConversationsForUser(&slack.GetConversationsForUserParameters{Types: []string{"public_channel", "private_channel"}})
+	if err != nil || len(chans) != 2 {
+		t.Fatalf("users.conversations = %+v %v", chans, err)
+	}
+	team, err := api.GetTeamInfo()
+	if err != nil || team.Name != "Acme" || team.Domain != "acme" {
+		t.Fatalf("team.info = %+v %v", team, err)
+	}
+	emoji, err := api.GetEmoji()
+	if err != nil || emoji["shipit"] == "" {
+		t.Fatalf("emoji.list = %+v %v", emoji, err)
+	}
+}
