@@ -41,5 +41,11 @@ func Actions() []twins.Action {
 		listBranches, getBranch, createBranch, getGitRef, updateGitRef, deleteBranch,
 		listCommits, getCommit,
 		listTags, getTag, listReleases, getLatestRelease, getReleaseByTag, createRelease,
+		// Pull requests and reviews.
+		listPullRequests, pullRequestRead, createPullRequest, updatePullRequest, mergePullRequest,
+		pullRequestReviewWrite, addPullRequestReviewComment,
+		requestReviewers, removeRequestedReviewers, listRequestedReviewers,
+		// Statuses and checks.
+		createCommitStatus, getCombinedStatus, listCommitStatuses, createCheckRun, listCheckRuns,
 	}
 }
