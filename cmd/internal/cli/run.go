@@ -1,0 +1,319 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pomehq/pome/task"
+	"github.com/pomehq/pome/twins"
+)
+
+func (a *App) newRunCmd() *cobra.Command {
+	var (
+		agent, judge, artifacts string
+		trials, parallel        int
+		timeout                 time.Duration
+		asJSON                  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "run TASK.md|DIR --agent CMD",
+		Short: "Run an agent against a task (or every task in DIR) and grade it",
+		Long: "Creates a sandbox from the task's twins and seed, runs the agent's preflight\n" +
+			"(POME_PREFLIGHT=1, 10 s) and then the agent within the task's timeout, grades\n" +
+			"the sandbox, writes the run directory and stops the sandbox.\n\n" +
+			"Exit codes: 0 pass, 1 fail, 2 orchestration error, 3 auth, 4 quota,\n" +
+			"5 usage or invalid task, 6 incomplete (could not grade).",
+		Args: cobra.ExactArgs(1),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(agent) == "" {
+				return usageErrorf("--agent is required: the command that runs your agent, e.g. --agent \"python agent.py\"")
+			}
+			if trials < 0 || parallel < 1 {
+				return usageErrorf("-n must be at least 1 and --parallel at least 1")
+			}
+			reg, err := registry()
+			if err != nil {
+				return err
+			}
+			tasks, err := loadTasks(args[0], reg)
+			if err != nil {
+				return err
+			}
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			r := &task.Runner{CP: controlPlane{c}, Agent: agent, JudgeCmd: judge, ArtifactsDir: artifacts, Timeout: timeout, Server: c.BaseURL}
+			sum := &task.Summary{StartedAt: time.Now().UTC(), Agent: agent}
+			var codes []int
+			for i, t := range tasks {
+				k := trials
+				if k == 0 {
+					k = t.Config.Runs
+				}
+				progress := a.progress(k)
+				results := r.RunTrials(cmd.Context(), t, k, parallel, progress)
+				ts := task.SummarizeTrials(t, results)
+				for j, tr := range results {
+					ts.Trials[j].Verdict = tr.Verdict
+					codes = append(codes, trialCode(tr))
+				}
+				sum.Tasks = append(sum.Tasks, ts)
+				if !asJSON {
+					if i > 0 {
+						fmt.Fprintln(a.Stdout)
+					}
+					a.printTrials(t, results, ts)
+				}
+			}
+			sum.FinishedAt = time.Now().UTC()
+			sum.ExitCode = worstCode(codes)
+			if err := task.WriteSummary(artifacts, sum); err != nil {
+				return fmt.Errorf("write %s: %w", filepath.Join(artifacts, "latest.json"), err)
+			}
+			if asJSON {
+				data, _ := json.Marshal(sum)
+				if err := printJSON(a.Stdout, data); err != nil {
+					return err
+				}
+			}
+			return outcome(sum.ExitCode, firstError(tasks, sum))
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&agent, "agent", "", "shell command that runs the agent (required)")
+	f.IntVarP(&trials, "trials", "n", 0, "independent trials, each in its own sandbox (default: the task's runs)")
+	f.IntVar(&parallel, "parallel", 4, "trials running at the same time")
+	f.StringVar(&judge, "judge-cmd", "", "program that grades [model] criteria: JSON on stdin, {\"passed\":bool,\"reason\":…} on stdout")
+	f.StringVar(&artifacts, "artifacts-dir", "runs", "where run directories and latest.json are written")
+	f.DurationVar(&timeout, "timeout", 0, "agent timeout, overriding the task's")
+	f.BoolVar(&asJSON, "json", false, "print the run summary (runs/latest.json) as JSON")
+	return cmd
+}
+
+// loadTasks reads one task file, or every task of a directory (its *.md
+// files except README.md). Every file is checked before anything runs.
+func loadTasks(path string, reg *twins.Registry) ([]*task.Task, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	files := []string{path}
+	if st.IsDir() {
+		files = nil
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") && !strings.EqualFold(e.Name(), "README.md") {
+				files = append(files, filepath.Join(path, e.Name()))
+			}
+		}
+		sort.Strings(files)
+		if len(files) == 0 {
+			return nil, usageErrorf("%s holds no task files (*.md)", path)
+		}
+	}
+	var tasks []*task.Task
+	var all task.Errors
+	for _, f := range files {
+		t, err := task.ParseFile(f, reg)
+		if es := task.AsErrors(err); es != nil {
+			all = append(all, es...)
+			continue
+		}
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		tasks = append(tasks, t)
+	}
+	if len(all) > 0 {
+		return nil, taskErrors(all)
+	}
+	return tasks, nil
+}
+
+// trialCode is one trial's exit code (SPEC §7).
+func trialCode(tr *task.Trial) int {
+	if tr.Err != nil {
+		var c interface{ ExitCode() int }
+		if errors.As(tr.Err, &c) {
+			return c.ExitCode()
+		}
+		return ExitOrchestration
+	}
+	switch tr.Verdict.State {
+	case task.StatePass:
+		return ExitOK
+	case task.StateFail:
+		return ExitFail
+	}
+	return ExitIncomplete
+}
+
+// worstCode folds trial codes into one: a run that could not happen beats
+// one that could not be graded, which beats a failure.
+func worstCode(codes []int) int {
+	for _, want := range []int{ExitAuth, ExitQuota, ExitUsage, ExitOrchestration, ExitIncomplete, ExitFail} {
+		for _, c := range codes {
+			if c == want {
+				return want
+			}
+		}
+	}
+	return ExitOK
+}
+
+// verdictError carries a fail or incomplete outcome as an exit code whose
+// explanation was already printed.
+type verdictError struct {
+	code int
+	msg  string
+}
+
+func (e *verdictError) Error() string { return e.msg }
+func (e *verdictError) ExitCode() int { return e.code }
+
+func outcome(code int, firstErr error) error {
+	switch code {
+	case ExitOK:
+		return nil
+	case ExitFail:
+		return &verdictError{code, "the agent did not pass"}
+	case ExitIncomplete:
+		return &verdictError{code, "the run could not be graded completely (see the criteria above)"}
+	}
+	if firstErr != nil {
+		var c interface{ ExitCode() int }
+		if errors.As(firstErr, &c) {
+			return firstErr
+		}
+		return &ExitError{Code: code, Err: firstErr}
+	}
+	return &verdictError{code, "the run failed"}
+}
+
+func firstError(tasks []*task.Task, sum *task.Summary) error {
+	for _, ts := range sum.Tasks {
+		for _, tr := range ts.Trials {
+			if tr.Error != "" {
+				return errors.New(tr.Error)
+			}
+		}
+	}
+	return nil
+}
+
+// progress returns a per-trial callback that shows progress on a terminal,
+// or nil when there is one trial or stderr is not a terminal.
+func (a *App) progress(k int) func(*task.Trial) {
+	if k < 2 || !isTerminal(a.Stderr) {
+		return nil
+	}
+	done, passed := 0, 0
+	fmt.Fprintf(a.Stderr, "  0/%d trials finished", k)
+	return func(tr *task.Trial) {
+		done++
+		if tr.Verdict != nil && tr.Verdict.State == task.StatePass {
+			passed++
+		}
+		fmt.Fprintf(a.Stderr, "\r  %d/%d trials finished, %d passed", done, k, passed)
+		if done == k {
+			fmt.Fprintln(a.Stderr)
+		}
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (a *App) printTrials(t *task.Task, trials []*task.Trial, ts task.TaskSummary) {
+	if len(trials) == 1 {
+		a.printTrial(t, trials[0])
+		return
+	}
+	tw := newTable(a.Stdout)
+	row(tw, "TRIAL", "STATE", "SCORE", "SESSION", "RUN")
+	for _, tr := range trials {
+		state, score := "error", "-"
+		if tr.Verdict != nil {
+			state, score = tr.Verdict.State, fmt.Sprintf("%g", tr.Verdict.Score)
+		}
+		row(tw, tr.Index, state, score, orDash(tr.SessionID), orDash(tr.Dir))
+	}
+	tw.Flush()
+	for _, tr := range trials {
+		if tr.Err != nil {
+			fmt.Fprintf(a.Stdout, "trial %d: %v\n", tr.Index, tr.Err)
+		}
+	}
+	word := "FAIL"
+	if ts.Passed == ts.K {
+		word = "PASS"
+	}
+	fmt.Fprintf(a.Stdout, "%s %d/%d  %s\npass@1 %.2f  pass^%d %.2f\n", word, ts.Passed, ts.K, t.Title, ts.PassAt1, ts.K, ts.PassPowK)
+}
+
+func (a *App) printTrial(t *task.Task, tr *task.Trial) {
+	if tr.Verdict == nil {
+		fmt.Fprintf(a.Stdout, "ERROR  %s\n", t.Title)
+		if tr.Dir != "" {
+			fmt.Fprintf(a.Stdout, "run: %s\n", tr.Dir)
+		}
+		return
+	}
+	a.printVerdict(tr.Verdict, t.Title)
+	if r := tr.Agent; r != nil {
+		switch {
+		case r.TimedOut:
+			fmt.Fprintf(a.Stdout, "agent: killed at the deadline, after %s\n", (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second))
+		default:
+			fmt.Fprintf(a.Stdout, "agent: exited %d after %s\n", r.ExitCode, (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Millisecond))
+		}
+	}
+	fmt.Fprintf(a.Stdout, "run: %s\n", tr.Dir)
+}
+
+// printVerdict is the human verdict: state and title, score, a line per
+// criterion with its reason.
+func (a *App) printVerdict(v *task.Verdict, title string) {
+	fmt.Fprintf(a.Stdout, "%s  %s\n", strings.ToUpper(v.State), title)
+	fmt.Fprintf(a.Stdout, "score %g (%d of %d evaluated criteria passed; threshold %g", v.Score, v.Passed, v.Evaluated, v.PassThreshold)
+	if v.Excluded > 0 {
+		fmt.Fprintf(a.Stdout, "; %d excluded", v.Excluded)
+	}
+	if v.Abstained > 0 {
+		fmt.Fprintf(a.Stdout, "; %d abstained", v.Abstained)
+	}
+	fmt.Fprintln(a.Stdout, ")")
+	if v.Reason != "" {
+		fmt.Fprintf(a.Stdout, "incomplete: %s\n", v.Reason)
+	}
+	for _, c := range v.Criteria {
+		tag := "[model]"
+		if c.Kind == task.Code {
+			tag = "[" + c.Twin + "]"
+		}
+		reason := c.Reason
+		if c.Status == task.StatusExcluded && reason == task.ReasonAlreadyTrue {
+			reason = "already true in the seed (mark it always-scored to count it)"
+		}
+		fmt.Fprintf(a.Stdout, "  %-9s %s %s — %s\n", c.Status, tag, c.Text, reason)
+	}
+}

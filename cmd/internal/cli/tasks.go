@@ -1,0 +1,5 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+func (a *App) newTasksCmd() *cobra.Command { return &cobra.Command{Use: "tasks", Hidden: true} }
