@@ -1,0 +1,157 @@
+//go:build sdk
+
+// These tests drive the twin through go-github over real HTTP. They are
+// behind the sdk build tag until go.sum carries go-github's dependency
+// github.com/google/go-querystring; run them with go test -tags sdk.
+
+package github_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	gh "github.com/google/go-github/v84/github"
+
+	"github.com/pomehq/pome/rest/resttest"
+	"github.com/pomehq/pome/twins/github"
+)
+
+// client points go-github at the twin, unchanged but for the base URL.
+func client(t *testing.T, env *resttest.Env) *gh.Client {
+	t.Helper()
+	c, err := gh.NewClient(nil).WithAuthToken(env.Token).WithEnterpriseURLs(env.APIURL+"/", env.APIURL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// WithEnterpriseURLs appends /api/v3/; the twin serves GitHub's paths
+	// at its root, as api.github.com does.
+	u := *c.BaseURL
+	u.Path = strings.TrimSuffix(u.Path, "api/v3/")
+	c.BaseURL = &u
+	return c
+}
+
+func apiStatus(err error) int {
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) {
+		return er.Response.StatusCode
+	}
+	return 0
+}
+
+func TestSDKIssues(t *testing.T) {
+	env := resttest.Start(t, github.New(), "")
+	c := client(t, env)
+	ctx := context.Background()
+
+	is, _, err := c.Issues.Get(ctx, "acme", "api", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if is.GetTitle() != "500 error on POST /orders after deploy" || is.GetState() != "open" {
+		t.Errorf("get: %+v", is)
+	}
+	labels, _, err := c.Issues.AddLabelsToIssue(ctx, "acme", "api", 1, []string{"bug"})
+	if err != nil || len(labels) != 1 || labels[0].GetName() != "bug" {
+		t.Fatalf("add labels: %v %+v", err, labels)
+	}
+	cm, resp, err := c.Issues.CreateComment(ctx, "acme", "api", 1, &gh.IssueComment{Body: gh.Ptr("Triaged")})
+	if err != nil || resp.StatusCode != http.StatusCreated || cm.GetBody() != "Triaged" {
+		t.Fatalf("comment: %v %+v", err, cm)
+	}
+	_, _, err = c.Issues.Create(ctx, "acme", "api", &gh.IssueRequest{Title: gh.Ptr("x"), Assignees: &[]string{"mallory"}})
+	var er *gh.ErrorResponse
+	if !errors.As(err, &er) || er.Response.StatusCode != 422 || er.Message != "Validation Failed" || len(er.Errors) != 1 || er.Errors[0].Field != "assignees" {
+		t.Errorf("422: %v", err)
+	}
+	if _, _, err := c.Issues.Get(ctx, "acme", "api", 99); apiStatus(err) != 404 {
+		t.Errorf("404: %v", err)
+	}
+	for i := 0; i < 4; i++ {
+		if _, _, err := c.Issues.Create(ctx, "acme", "api", &gh.IssueRequest{Title: gh.Ptr("bulk")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Pagination through the Link header.
+	var all []*gh.Issue
+	opt := &gh.IssueListByRepoOptions{ListOptions: gh.ListOptions{PerPage: 2}}
+	for {
+		page, resp, err := c.Issues.ListByRepo(ctx, "acme", "api", opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, page...)
+		if resp.NextPage == 0 {
+			if resp.FirstPage != 1 {
+				t.Errorf("last page links first=%d", resp.FirstPage)
+			}
+			break
+		}
+		opt.ListOptions.Page = resp.NextPage
+	}
+	if len(all) != 5 {
+		t.Errorf("paged %d issues, want 5", len(all))
+	}
+}
+
+func TestSDKContentsAndMerge(t *testing.T) {
+	env := resttest.Start(t, github.New(), "")
+	c := client(t, env)
+	ctx := context.Background()
+
+	file, _, _, err := c.Repositories.GetContents(ctx, "acme", "api", "README.md", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := file.GetContent()
+	if !strings.HasPrefix(text, "# api") {
+		t.Errorf("README: %q", text)
+	}
+	main, _, err := c.Git.GetRef(ctx, "acme", "api", "heads/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Git.CreateRef(ctx, "acme", "api", gh.CreateRef{Ref: "refs/heads/fix", SHA: main.GetObject().GetSHA()}); err != nil {
+		t.Fatal(err)
+	}
+	// Updating without sha is a 422, with a stale sha a 409.
+	_, _, err = c.Repositories.CreateFile(ctx, "acme", "api", "README.md", &gh.RepositoryContentFileOptions{Message: gh.Ptr("m"), Content: []byte("x"), Branch: gh.Ptr("fix")})
+	if apiStatus(err) != 422 {
+		t.Errorf("no sha: %v", err)
+	}
+	_, _, err = c.Repositories.UpdateFile(ctx, "acme", "api", "README.md", &gh.RepositoryContentFileOptions{Message: gh.Ptr("m"), Content: []byte("x"), Branch: gh.Ptr("fix"), SHA: gh.Ptr("0000000000000000000000000000000000000000")})
+	if apiStatus(err) != 409 {
+		t.Errorf("stale sha: %v", err)
+	}
+	if _, _, err := c.Repositories.UpdateFile(ctx, "acme", "api", "README.md", &gh.RepositoryContentFileOptions{Message: gh.Ptr("Fix readme"), Content: []byte("# api v2\n"), Branch: gh.Ptr("fix"), SHA: file.SHA}); err != nil {
+		t.Fatal(err)
+	}
+	pr, _, err := c.PullRequests.Create(ctx, "acme", "api", &gh.NewPullRequest{Title: gh.Ptr("Fix readme"), Head: gh.Ptr("fix"), Base: gh.Ptr("main")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.PullRequests.Create(ctx, "acme", "api", &gh.NewPullRequest{Title: gh.Ptr("x"), Head: gh.Ptr("nope"), Base: gh.Ptr("main")}); apiStatus(err) != 422 {
+		t.Errorf("missing head: %v", err)
+	}
+	res, _, err := c.PullRequests.Merge(ctx, "acme", "api", pr.GetNumber(), "", nil)
+	if err != nil || !res.GetMerged() {
+		t.Fatalf("merge: %v %+v", err, res)
+	}
+	after, _, _, err := c.Repositories.GetContents(ctx, "acme", "api", "README.md", &gh.RepositoryContentGetOptions{Ref: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := after.GetContent(); text != "# api v2\n" {
+		t.Errorf("main after merge: %q", text)
+	}
+	if _, _, err := c.PullRequests.Merge(ctx, "acme", "api", pr.GetNumber(), "", nil); apiStatus(err) != 405 {
+		t.Errorf("merge twice: %v", err)
+	}
+	commits, _, err := c.Repositories.ListCommits(ctx, "acme", "api", nil)
+	if err != nil || len(commits) != 3 {
+		t.Errorf("commits: %v %d", err, len(commits))
+	}
+}
