@@ -36,6 +36,7 @@ func actions() []twins.Action {
 	out = append(out, pinAndBookmarkActions()...)
 	out = append(out, userActions()...)
 	out = append(out, userMoreActions()...)
+	out = append(out, searchActions()...)
 	return out
 }
 

@@ -143,3 +143,35 @@ func TestTokenAsFormField(t *testing.T) {
 		t.Errorf("token query: %d", resp2.StatusCode)
 	}
 }
+
+func TestMCPSearchTools(t *testing.T) {
+	env, _ := start(t, "")
+	cs := env.MCP(t)
+	if _, isErr, text := mcpCall(t, cs, "slack_send_message", map[string]any{"channel_id": "random", "message": "incident: api 500s"}); isErr {
+		t.Fatal(text)
+	}
+	res, isErr, text := mcpCall(t, cs, "slack_search_public", map[string]any{"query": "incident in:#random"})
+	if isErr || res["messages"].(map[string]any)["total"].(float64) != 1 {
+		t.Errorf("search_public = %s", text)
+	}
+	res, _, text = mcpCall(t, cs, "slack_search_channels", map[string]any{"query": "gen"})
+	if len(res["channels"].([]any)) != 1 {
+		t.Errorf("search_channels = %s", text)
+	}
+	res, _, text = mcpCall(t, cs, "slack_search_users", map[string]any{"query": "alice"})
+	if len(res["members"].([]any)) != 1 {
+		t.Errorf("search_users = %s", text)
+	}
+	if _, isErr, text := mcpCall(t, cs, "slack_search_emojis", map[string]any{"query": "x"}); isErr {
+		t.Errorf("search_emojis = %s", text)
+	}
+	res, isErr, text = mcpCall(t, cs, "slack_list_channel_members", map[string]any{"channel_id": "general"})
+	if isErr || len(res["members"].([]any)) != 3 {
+		t.Errorf("members = %s", text)
+	}
+	rows := env.Tape(t)
+	last := rows[len(rows)-1]
+	if last.ToolName() != "slack_list_channel_members" || last.StateMutation {
+		t.Errorf("row = %+v", last)
+	}
+}

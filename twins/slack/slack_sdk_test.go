@@ -406,3 +406,25 @@ func TestSDKUsersTeamEmoji(t *testing.T) {
 		t.Fatalf("emoji.list = %+v %v", emoji, err)
 	}
 }
+
+func TestSDKSearch(t *testing.T) {
+	_, api := start(t, "")
+	for _, text := range []string{"deploy started", "deploy done https://ci.acme.test/9", "lunch"} {
+		if _, _, err := api.PostMessage("random", slackText(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := api.SearchMessages("deploy in:#random has:link", slack.NewSearchParameters())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 1 || len(res.Matches) != 1 || res.Matches[0].Channel.Name != "random" || res.Matches[0].Username != "pome-agent" {
+		t.Errorf("search = %+v", res)
+	}
+	p := slack.NewSearchParameters()
+	p.Count = 1
+	res, err = api.SearchMessages("deploy", p)
+	if err != nil || res.Paging.Pages != 2 || len(res.Matches) != 1 {
+		t.Errorf("paged = %+v %v", res, err)
+	}
+}
