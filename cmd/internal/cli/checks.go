@@ -73,5 +73,5 @@ func (a *App) newChecksCmd() *cobra.Command {
 // checksSubcommands lists the commands under `pome checks` (such as a
 // future `checks lint`); each lives in its own file.
 func (a *App) checksSubcommands() []*cobra.Command {
-	return nil
+	return []*cobra.Command{a.newChecksLintCmd(), a.newChecksAddCmd()}
 }
