@@ -37,6 +37,7 @@ func actions() []twins.Action {
 	out = append(out, userActions()...)
 	out = append(out, userMoreActions()...)
 	out = append(out, searchActions()...)
+	out = append(out, fileActions()...)
 	return out
 }
 

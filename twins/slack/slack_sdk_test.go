@@ -3,6 +3,7 @@ package slack_test
 import (
 	"encoding/json"
 	"errors"
+	"mime/multipart"
 	"net/url"
 	"strconv"
 	"strings"
@@ -426,5 +427,54 @@ func TestSDKSearch(t *testing.T) {
 	res, err = api.SearchMessages("deploy", p)
 	if err != nil || res.Paging.Pages != 2 || len(res.Matches) != 1 {
 		t.Errorf("paged = %+v %v", res, err)
+	}
+}
+
+func TestSDKFiles(t *testing.T) {
+	env, api := start(t, "")
+	content := "id,total\n1,42\n"
+	sum, err := api.UploadFile(slack.UploadFileParameters{Filename: "totals.csv", Content: content, FileSize: len(content), Title: "Totals", Channel: "general", InitialComment: "numbers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, _, err := api.GetFileInfo(sum.ID, 0, 0)
+	if err != nil || f.Title != "Totals" || f.Size != len(content) || f.Name != "totals.csv" {
+		t.Fatalf("files.info = %+v %v", f, err)
+	}
+	files, paging, err := api.GetFiles(slack.GetFilesParameters{Channel: f.Channels[0]})
+	if err != nil || len(files) != 1 || paging.Total != 1 {
+		t.Fatalf("files.list = %+v %+v %v", files, paging, err)
+	}
+	h, _ := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: "general", Limit: 1})
+	if h.Messages[0].Text != "numbers" || len(h.Messages[0].Files) != 1 {
+		t.Errorf("share = %+v", h.Messages[0])
+	}
+	var tools []string
+	for _, r := range env.Tape(t) {
+		tools = append(tools, r.ToolName())
+	}
+	if !strings.Contains(strings.Join(tools, ","), "slack_get_upload_url,slack_upload_file_content,slack_complete_upload") {
+		t.Errorf("tape = %v", tools)
+	}
+
+	// The legacy files.upload as a multipart form.
+	var b strings.Builder
+	mw := multipart.NewWriter(&b)
+	mw.WriteField("channels", "random")
+	mw.WriteField("title", "Log")
+	fw, _ := mw.CreateFormFile("file", "app.log")
+	fw.Write([]byte("boot ok\n"))
+	mw.Close()
+	st, body := env.Do(t, "POST", "/api/files.upload", mw.FormDataContentType(), []byte(b.String()))
+	var out struct {
+		OK   bool `json:"ok"`
+		File struct {
+			Name    string `json:"name"`
+			Content string `json:"content"`
+		} `json:"file"`
+	}
+	json.Unmarshal(body, &out)
+	if st != 200 || !out.OK || out.File.Name != "app.log" || out.File.Content != "boot ok\n" {
+		t.Errorf("files.upload = %d %s", st, body)
 	}
 }

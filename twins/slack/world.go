@@ -245,6 +245,9 @@ type File struct {
 	Groups     []string `json:"groups"`
 	IMs        []string `json:"ims"`
 	Content    string   `json:"content,omitempty"`
+	// UploadState is "pending" or "uploaded" while an external upload is
+	// in progress, empty once the file exists.
+	UploadState string `json:"upload_state,omitempty"`
 }
 
 // ScheduledMessage is a message waiting for its post_at time.
