@@ -207,6 +207,9 @@ func checks() []*twins.Check {
 					}
 				}
 				ev := twins.Evidence{StatePaths: paths}
+				if len(paths) == 0 {
+					ev.StatePaths = []string{"/refunds"}
+				}
 				if int64(len(paths)) != atoi(args["count"]) {
 					return twins.Fail(fmt.Sprintf("%s has %d refund(s)", args["payment_intent"], len(paths)), ev), nil
 				}

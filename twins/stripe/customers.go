@@ -182,12 +182,21 @@ func (w *World) newCustomer(ctx context.Context, id string) *Customer {
 }
 
 func createCustomer(ctx context.Context, w *World, in CreateCustomerInput) (*Customer, error) {
-	if err := in.validate(w, nil); err != nil {
+	// A new customer's default payment method can only be the one attached
+	// by this same call, so it is checked here rather than against the
+	// customer's (not yet existing) payment methods.
+	fields := in.customerFields
+	var defaultPM *string
+	if fields.InvoiceSettings != nil {
+		is := *fields.InvoiceSettings
+		defaultPM, is.DefaultPaymentMethod = is.DefaultPaymentMethod, nil
+		fields.InvoiceSettings = &is
+	}
+	if err := fields.validate(w, nil); err != nil {
 		return nil, err
 	}
-	if in.InvoiceSettings != nil && in.InvoiceSettings.DefaultPaymentMethod != nil && *in.InvoiceSettings.DefaultPaymentMethod != "" &&
-		*in.InvoiceSettings.DefaultPaymentMethod != in.PaymentMethod {
-		return nil, invalidParam("invoice_settings[default_payment_method]", "", "The customer does not have a payment method with the ID %s. The payment method must be attached to the customer.", *in.InvoiceSettings.DefaultPaymentMethod)
+	if defaultPM != nil && *defaultPM != "" && *defaultPM != in.PaymentMethod {
+		return nil, invalidParam("invoice_settings[default_payment_method]", "", "The customer does not have a payment method with the ID %s. The payment method must be attached to the customer.", *defaultPM)
 	}
 	if in.PaymentMethod != "" {
 		if !w.paymentMethodExists(in.PaymentMethod) {
@@ -198,21 +207,23 @@ func createCustomer(ctx context.Context, w *World, in CreateCustomerInput) (*Cus
 		}
 	}
 	c := w.newCustomer(ctx, "")
-	fields := in.customerFields
-	fields.InvoiceSettings = nil
 	fields.apply(c)
 	w.Customers = append(w.Customers, c)
-	w.emit(ctx, "customer.created", c, nil)
+	var attached *PaymentMethod
 	if in.PaymentMethod != "" {
 		pm, err := w.resolvePaymentMethod(ctx, in.PaymentMethod, "payment_method")
 		if err != nil {
 			return nil, err
 		}
 		pm.Customer = c.ID
-		if in.InvoiceSettings != nil && in.InvoiceSettings.DefaultPaymentMethod != nil {
+		if defaultPM != nil && *defaultPM != "" {
 			c.InvoiceSettings.DefaultPaymentMethod = pm.ID
 		}
-		w.emit(ctx, "payment_method.attached", pm, nil)
+		attached = pm
+	}
+	w.emit(ctx, "customer.created", c, nil)
+	if attached != nil {
+		w.emit(ctx, "payment_method.attached", attached, nil)
 	}
 	return expanded(w, c, in.Expand)
 }

@@ -3,6 +3,9 @@ package stripe
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/pomehq/pome/twins"
@@ -156,7 +159,7 @@ func newWorld(ctx context.Context, raw json.RawMessage) (*World, error) {
 		raw = json.RawMessage(DefaultSeed)
 	}
 	var s Seed
-	if err := twins.DecodeSeed(raw, &s); err != nil {
+	if err := decodeSeed(raw, &s); err != nil {
 		return nil, err
 	}
 	w := &World{
@@ -174,6 +177,62 @@ func newWorld(ctx context.Context, raw json.RawMessage) (*World, error) {
 		}
 	}
 	return w, nil
+}
+
+// decodeSeed decodes the seed strictly, one list entry at a time, so that
+// an error names the entry's full JSON path (/customers/2/email) rather
+// than only the field.
+func decodeSeed(raw json.RawMessage, s *Seed) error {
+	var top map[string]json.RawMessage
+	if err := twins.DecodeSeed(raw, &top); err != nil {
+		return err
+	}
+	if top == nil {
+		return twins.SeedErrorf("", "the Stripe seed is a JSON object")
+	}
+	rv := reflect.ValueOf(s).Elem()
+	fields := map[string]reflect.Value{}
+	for i := 0; i < rv.NumField(); i++ {
+		name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
+		fields[name] = rv.Field(i)
+	}
+	keys := make([]string, 0, len(top))
+	for k := range top {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f, ok := fields[k]
+		if !ok {
+			return twins.SeedErrorf(twins.Pointer(k), "unknown key %q (known: customers, payment_methods, products, prices, payment_intents, charges, refunds, balance, faults)", k)
+		}
+		if f.Kind() != reflect.Slice {
+			if err := twins.DecodeSeed(top[k], f.Addr().Interface()); err != nil {
+				return prefixSeedError(twins.Pointer(k), err)
+			}
+			continue
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(top[k], &items); err != nil {
+			return twins.SeedErrorf(twins.Pointer(k), "expected a list")
+		}
+		list := reflect.MakeSlice(f.Type(), len(items), len(items))
+		for i, item := range items {
+			if err := twins.DecodeSeed(item, list.Index(i).Addr().Interface()); err != nil {
+				return prefixSeedError(twins.Pointer(k, i), err)
+			}
+		}
+		f.Set(list)
+	}
+	return nil
+}
+
+func prefixSeedError(prefix string, err error) error {
+	var se *twins.SeedError
+	if errors.As(err, &se) {
+		return &twins.SeedError{Path: prefix + se.Path, Message: se.Message}
+	}
+	return err
 }
 
 type seedBuilder struct {
