@@ -1,6 +1,7 @@
 package session
 
 import (
+	"container/heap"
 	"context"
 	"encoding/json"
 	"sort"
@@ -45,6 +46,41 @@ type memTeam struct {
 	twins     int
 	evals     int
 	summaries map[string]Summary
+	// open maps each ready sandbox to its expiry; expiring orders them so
+	// that counting open sandboxes (the quota check on every create) costs
+	// O(log n) instead of a walk over every sandbox.
+	open     map[string]time.Time
+	expiring expiryHeap
+}
+
+type expiryEntry struct {
+	id string
+	at time.Time
+}
+
+type expiryHeap []expiryEntry
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(expiryEntry)) }
+func (h *expiryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// openCount drops expired entries and returns the team's ready sandboxes.
+// A stopped sandbox leaves open at once; its heap entry is skipped here.
+func (t *memTeam) openCount(now time.Time) int {
+	for len(t.expiring) > 0 && !now.Before(t.expiring[0].at) {
+		e := heap.Pop(&t.expiring).(expiryEntry)
+		if at, ok := t.open[e.id]; ok && at.Equal(e.at) {
+			delete(t.open, e.id)
+		}
+	}
+	return len(t.open)
 }
 
 // NewMemoryStore returns an empty in-memory store that sweeps expired
@@ -100,7 +136,7 @@ func (s *MemoryStore) Sweep() {
 func (s *MemoryStore) team(name string) *memTeam {
 	t := s.teams[name]
 	if t == nil {
-		t = &memTeam{summaries: map[string]Summary{}}
+		t = &memTeam{summaries: map[string]Summary{}, open: map[string]time.Time{}}
 		s.teams[name] = t
 	}
 	return t
@@ -120,26 +156,14 @@ func (s *MemoryStore) live(id string) (*memSandbox, bool) {
 	return ms, !gone
 }
 
-func (s *MemoryStore) openCount(team string, now time.Time) int {
-	n := 0
-	for _, ms := range s.sandboxes {
-		ms.mu.RLock()
-		if ms.sb.Team == team && ms.sb.State == StateReady && now.Before(ms.sb.ExpiresAt) {
-			n++
-		}
-		ms.mu.RUnlock()
-	}
-	return n
-}
-
 func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]SeedWorld, quota int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.sandboxes[sb.ID]; ok {
 		return ErrExists
 	}
-	now := s.now()
-	if quota > 0 && s.openCount(sb.Team, now) >= quota {
+	t := s.team(sb.Team)
+	if quota > 0 && t.openCount(s.now()) >= quota {
 		return ErrQuota
 	}
 	ms := &memSandbox{sb: *sb, twins: map[string]*memTwin{}}
@@ -147,7 +171,8 @@ func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string
 		ms.twins[name] = &memTwin{world: w.World, seed: w.Doc}
 	}
 	s.sandboxes[sb.ID] = ms
-	t := s.team(sb.Team)
+	t.open[sb.ID] = sb.ExpiresAt
+	heap.Push(&t.expiring, expiryEntry{id: sb.ID, at: sb.ExpiresAt})
 	t.created++
 	t.twins += len(sb.Twins)
 	t.summaries[sb.ID] = summaryOf(sb)
@@ -228,6 +253,7 @@ func (s *MemoryStore) Stop(ctx context.Context, id string, at, retainUntil time.
 	s.mu.Lock()
 	if t := s.teams[cp.Team]; t != nil {
 		t.summaries[id] = summaryOf(&cp)
+		delete(t.open, id)
 	}
 	s.mu.Unlock()
 	return &cp, nil
@@ -243,6 +269,7 @@ func (s *MemoryStore) Discard(ctx context.Context, id string) error {
 	delete(s.sandboxes, id)
 	if t := s.teams[ms.sb.Team]; t != nil {
 		delete(t.summaries, id)
+		delete(t.open, id)
 	}
 	return nil
 }
@@ -326,10 +353,11 @@ func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after 
 }
 
 func (s *MemoryStore) Usage(ctx context.Context, team string) (Usage, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	u := Usage{Team: team, SandboxesOpen: s.openCount(team, s.now())}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := Usage{Team: team}
 	if t := s.teams[team]; t != nil {
+		u.SandboxesOpen = t.openCount(s.now())
 		u.SandboxesCreated, u.TwinsStarted, u.Evals = t.created, t.twins, t.evals
 	}
 	return u, nil
