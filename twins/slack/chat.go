@@ -168,6 +168,7 @@ func parseContent(text string, blocks, attachments any) (content, error) {
 	if c.attachments, err = jsonArray(attachments); err != nil {
 		return c, twins.Errorf(twins.Invalid, "invalid_attachments", "attachments must be a JSON array: %v", err).WithField("attachments")
 	}
+	c.attachments = numberAttachments(c.attachments)
 	if strings.TrimSpace(text) == "" && arrayLen(c.blocks) == 0 && arrayLen(c.attachments) == 0 {
 		return c, twins.Errorf(twins.Invalid, "no_text", "The message has no text; pass message (text), blocks or attachments.").WithField("message")
 	}
@@ -207,6 +208,32 @@ func jsonArray(v any) (json.RawMessage, error) {
 		return json.Marshal(t)
 	}
 	return nil, errNotObjects
+}
+
+// numberAttachments gives each attachment the id Slack assigns (1, 2, …)
+// and a fallback (its text) when the caller sent none, as Slack's stored
+// messages show.
+func numberAttachments(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	var list []map[string]any
+	if json.Unmarshal(raw, &list) != nil {
+		return raw
+	}
+	for i, a := range list {
+		a["id"] = i + 1
+		if _, ok := a["fallback"]; !ok {
+			if t, ok := a["text"].(string); ok {
+				a["fallback"] = t
+			}
+		}
+	}
+	out, err := json.Marshal(list)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 type constError string

@@ -39,40 +39,48 @@ func conversationActions() []twins.Action {
 // Conversation is a channel, DM or group DM as the conversations.* methods
 // return it.
 type Conversation struct {
-	ID                 string   `json:"id"`
-	Name               string   `json:"name,omitempty"`
-	IsChannel          bool     `json:"is_channel"`
-	IsGroup            bool     `json:"is_group"`
-	IsIM               bool     `json:"is_im"`
-	IsMpIM             bool     `json:"is_mpim"`
-	IsPrivate          bool     `json:"is_private"`
-	Created            int64    `json:"created"`
-	IsArchived         bool     `json:"is_archived"`
-	IsGeneral          bool     `json:"is_general"`
-	Unlinked           int      `json:"unlinked"`
-	NameNormalized     string   `json:"name_normalized,omitempty"`
-	IsShared           bool     `json:"is_shared"`
-	IsOrgShared        bool     `json:"is_org_shared"`
-	IsExtShared        bool     `json:"is_ext_shared"`
-	IsPendingExtShared bool     `json:"is_pending_ext_shared"`
-	IsMember           bool     `json:"is_member"`
-	IsOpen             bool     `json:"is_open,omitempty"`
-	Creator            string   `json:"creator,omitempty"`
-	ContextTeamID      string   `json:"context_team_id"`
-	Topic              *Topic   `json:"topic,omitempty"`
-	Purpose            *Topic   `json:"purpose,omitempty"`
-	PreviousNames      []string `json:"previous_names,omitempty"`
-	NumMembers         int      `json:"num_members,omitempty"`
-	User               string   `json:"user,omitempty"`
-	IsUserDeleted      bool     `json:"is_user_deleted,omitempty"`
-	Priority           float64  `json:"priority"`
+	ID                 string `json:"id"`
+	Name               string `json:"name,omitempty"`
+	IsChannel          bool   `json:"is_channel"`
+	IsGroup            bool   `json:"is_group"`
+	IsIM               bool   `json:"is_im"`
+	IsMpIM             bool   `json:"is_mpim"`
+	IsPrivate          bool   `json:"is_private"`
+	Created            int64  `json:"created"`
+	IsArchived         bool   `json:"is_archived"`
+	IsGeneral          bool   `json:"is_general"`
+	Unlinked           int    `json:"unlinked"`
+	NameNormalized     string `json:"name_normalized,omitempty"`
+	IsShared           bool   `json:"is_shared"`
+	IsOrgShared        bool   `json:"is_org_shared"`
+	IsExtShared        bool   `json:"is_ext_shared"`
+	IsPendingExtShared bool   `json:"is_pending_ext_shared"`
+	IsMember           bool   `json:"is_member"`
+	IsOpen             bool   `json:"is_open,omitempty"`
+	Creator            string `json:"creator,omitempty"`
+	ContextTeamID      string `json:"context_team_id"`
+	// Updated is in milliseconds, as Slack reports it.
+	Updated                 int64    `json:"updated"`
+	ParentConversation      *string  `json:"parent_conversation"`
+	PendingShared           []string `json:"pending_shared"`
+	SharedTeamIDs           []string `json:"shared_team_ids"`
+	PendingConnectedTeamIDs []string `json:"pending_connected_team_ids"`
+	Topic                   *Topic   `json:"topic,omitempty"`
+	Purpose                 *Topic   `json:"purpose,omitempty"`
+	PreviousNames           []string `json:"previous_names"`
+	NumMembers              int      `json:"num_members,omitempty"`
+	User                    string   `json:"user,omitempty"`
+	IsUserDeleted           bool     `json:"is_user_deleted,omitempty"`
+	Priority                float64  `json:"priority"`
 }
 
 // conversation renders ch as the token's user sees it.
 func (w *World) conversation(ch *Channel) Conversation {
 	c := Conversation{
 		ID: ch.ID, Created: ch.Created, IsArchived: ch.IsArchived, IsGeneral: ch.IsGeneral,
-		IsMember: ch.isMember(w.AuthUser), ContextTeamID: w.Team.ID,
+		IsMember: ch.isMember(w.AuthUser), ContextTeamID: w.Team.ID, Updated: ch.Created * 1000,
+		PendingShared: []string{}, SharedTeamIDs: []string{w.Team.ID}, PendingConnectedTeamIDs: []string{},
+		PreviousNames: []string{},
 	}
 	switch ch.Type {
 	case TypeIM:

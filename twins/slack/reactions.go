@@ -100,7 +100,9 @@ func getReactions(ctx context.Context, w *World, in GetReactionsIn) (GetReaction
 	if err != nil {
 		return GetReactionsOut{}, err
 	}
-	return GetReactionsOut{OK: true, ReactedItem: ReactedItem{Type: "message", Channel: ch.ID, Message: w.view(m)}}, nil
+	v := w.view(m)
+	v.Permalink = w.permalink(ch, m.TS, m.ThreadTS)
+	return GetReactionsOut{OK: true, ReactedItem: ReactedItem{Type: "message", Channel: ch.ID, Message: v}}, nil
 }
 
 // ListReactionsIn is reactions.list's input.

@@ -63,17 +63,18 @@ type SearchIn struct {
 
 // SearchChannel is the channel of a search match.
 type SearchChannel struct {
-	ID                 string `json:"id"`
-	Name               string `json:"name"`
-	IsChannel          bool   `json:"is_channel"`
-	IsGroup            bool   `json:"is_group"`
-	IsIM               bool   `json:"is_im"`
-	IsMpIM             bool   `json:"is_mpim"`
-	IsPrivate          bool   `json:"is_private"`
-	IsShared           bool   `json:"is_shared"`
-	IsOrgShared        bool   `json:"is_org_shared"`
-	IsExtShared        bool   `json:"is_ext_shared"`
-	IsPendingExtShared bool   `json:"is_pending_ext_shared"`
+	ID                 string   `json:"id"`
+	Name               string   `json:"name"`
+	IsChannel          bool     `json:"is_channel"`
+	IsGroup            bool     `json:"is_group"`
+	IsIM               bool     `json:"is_im"`
+	IsMpIM             bool     `json:"is_mpim"`
+	IsPrivate          bool     `json:"is_private"`
+	IsShared           bool     `json:"is_shared"`
+	IsOrgShared        bool     `json:"is_org_shared"`
+	IsExtShared        bool     `json:"is_ext_shared"`
+	IsPendingExtShared bool     `json:"is_pending_ext_shared"`
+	PendingShared      []string `json:"pending_shared"`
 }
 
 // SearchMatch is one matching message.
@@ -377,7 +378,7 @@ func (w *World) search(in SearchIn, publicOnly bool) (SearchOut, error) {
 		name := h.ch.Name
 		out.Messages.Matches = append(out.Messages.Matches, SearchMatch{
 			IID: h.ch.ID + "-" + h.m.TS, Team: w.Team.ID, Type: "message",
-			Channel: SearchChannel{ID: h.ch.ID, Name: name, IsChannel: c.IsChannel, IsGroup: c.IsGroup, IsIM: c.IsIM, IsMpIM: c.IsMpIM, IsPrivate: c.IsPrivate},
+			Channel: SearchChannel{ID: h.ch.ID, Name: name, IsChannel: c.IsChannel, IsGroup: c.IsGroup, IsIM: c.IsIM, IsMpIM: c.IsMpIM, IsPrivate: c.IsPrivate, PendingShared: []string{}},
 			User:    h.m.User, Username: username, TS: h.m.TS, Text: h.m.Text, Blocks: h.m.Blocks, Attachments: h.m.Attachments,
 			Permalink: w.permalink(h.ch, h.m.TS, h.m.ThreadTS),
 		})

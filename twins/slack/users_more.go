@@ -223,13 +223,25 @@ type TeamIn struct {
 
 // TeamView is the workspace as team.info returns it.
 type TeamView struct {
-	ID          string            `json:"id"`
-	Name        string            `json:"name"`
-	Domain      string            `json:"domain"`
-	EmailDomain string            `json:"email_domain"`
-	URL         string            `json:"url"`
-	Icon        map[string]string `json:"icon"`
-	IsVerified  bool              `json:"is_verified"`
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Domain      string   `json:"domain"`
+	EmailDomain string   `json:"email_domain"`
+	URL         string   `json:"url"`
+	Icon        TeamIcon `json:"icon"`
+	IsVerified  bool     `json:"is_verified"`
+}
+
+// TeamIcon is the workspace icon in its sizes.
+type TeamIcon struct {
+	Image34      string `json:"image_34"`
+	Image44      string `json:"image_44"`
+	Image68      string `json:"image_68"`
+	Image88      string `json:"image_88"`
+	Image102     string `json:"image_102"`
+	Image132     string `json:"image_132"`
+	Image230     string `json:"image_230"`
+	ImageDefault bool   `json:"image_default"`
 }
 
 // TeamOut is team.info's response.
@@ -242,10 +254,11 @@ func teamInfo(ctx context.Context, w *World, in TeamIn) (TeamOut, error) {
 	if in.Team != "" && in.Team != w.Team.ID {
 		return TeamOut{}, twins.Errorf(twins.NotFound, "team_not_found", "No workspace %q.", in.Team)
 	}
-	icon := map[string]string{"image_default": "true"}
-	for _, n := range []string{"34", "44", "68", "88", "102", "132", "230"} {
-		icon["image_"+n] = "https://a.slack-edge.com/80588/img/avatars-teams/ava_0001-" + n + ".png"
+	img := func(n string) string {
+		return "https://a.slack-edge.com/80588/img/avatars-teams/ava_0001-" + n + ".png"
 	}
+	icon := TeamIcon{Image34: img("34"), Image44: img("44"), Image68: img("68"), Image88: img("88"),
+		Image102: img("102"), Image132: img("132"), Image230: img("230"), ImageDefault: true}
 	return TeamOut{OK: true, Team: TeamView{ID: w.Team.ID, Name: w.Team.Name, Domain: w.Team.Domain, EmailDomain: w.Team.EmailDomain, URL: w.Team.URL(), Icon: icon}}, nil
 }
 

@@ -72,6 +72,7 @@ type User struct {
 	IsBot             bool        `json:"is_bot"`
 	IsAppUser         bool        `json:"is_app_user"`
 	IsEmailConfirmed  bool        `json:"is_email_confirmed"`
+	Has2FA            bool        `json:"has_2fa"`
 	Updated           int64       `json:"updated"`
 }
 
@@ -177,6 +178,8 @@ type Message struct {
 	// Files.
 	FileIDs []string `json:"file_ids,omitempty"`
 	Files   []*File  `json:"files,omitempty"`
+	// Permalink is filled in by the methods whose responses carry it.
+	Permalink string `json:"permalink,omitempty"`
 }
 
 // Icons override a message's avatar (chat.postMessage icon_emoji/icon_url).
