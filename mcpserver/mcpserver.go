@@ -79,6 +79,7 @@ func handler(m *session.Manager, tw *twins.Twin, a twins.Action, errBody ErrorBo
 		if p == nil {
 			return errorResult(tw, twins.Errorf(twins.Unauthorized, "not_authed", "no sandbox for this call"), errBody), nil
 		}
+		ctx = twins.WithTransport(ctx, twins.TransportMCP)
 		twins.CallFrom(ctx).SetTool(a.Name())
 		in, err := a.Decode(req.Params.Arguments)
 		if err != nil {

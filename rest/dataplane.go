@@ -155,7 +155,7 @@ func (d *dataPlane) serveTaped(w http.ResponseWriter, r *http.Request, tw *twins
 // bindingHandler adapts one REST binding to its action.
 func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Binding) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
+		ctx := twins.WithTransport(r.Context(), twins.TransportREST)
 		twins.CallFrom(ctx).SetTool(a.Name())
 		vars := mux.Vars(r)
 		delete(vars, "pome_sid")
@@ -189,11 +189,15 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		if b.Shape != nil {
 			body = b.Shape(in, out)
 		}
-		if b.SuccessStatus() == http.StatusNoContent {
+		status := b.SuccessStatus()
+		if b.StatusOf != nil {
+			status = b.StatusOf(in, out)
+		}
+		if status == http.StatusNoContent {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		writeJSON(w, b.SuccessStatus(), body)
+		writeJSON(w, status, body)
 	})
 }
 

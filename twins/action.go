@@ -35,6 +35,9 @@ type Binding struct {
 	Fixed map[string]any
 	// Status is the success status; 0 means 200.
 	Status int
+	// StatusOf, when set, picks the success status from the call (GitHub's
+	// contents PUT answers 201 for a new file and 200 for an update).
+	StatusOf func(in, out any) int
 	// Body, when set, names the input field that receives the whole decoded
 	// request body instead of merging the body's fields into the input.
 	Body string

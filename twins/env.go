@@ -102,3 +102,24 @@ func (c *Call) finish(effect Effect, err error) {
 // WillMutate reports, after the handler ran, whether the store must persist
 // the world.
 func (c *Call) WillMutate() bool { return c.Mutated() }
+
+type transportKey struct{}
+
+// Transport names for TransportFrom.
+const (
+	TransportREST = "rest"
+	TransportMCP  = "mcp"
+)
+
+// WithTransport records which transport carries the call. Handlers should
+// rarely care; where the vendor's REST API and its MCP server really differ
+// (a default, an encoding), TransportFrom tells them apart.
+func WithTransport(ctx context.Context, t string) context.Context {
+	return context.WithValue(ctx, transportKey{}, t)
+}
+
+// TransportFrom returns the call's transport, or "" outside a transport.
+func TransportFrom(ctx context.Context) string {
+	t, _ := ctx.Value(transportKey{}).(string)
+	return t
+}
