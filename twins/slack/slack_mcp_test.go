@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pomehq/pome/rest/resttest"
@@ -173,5 +174,52 @@ func TestMCPSearchTools(t *testing.T) {
 	last := rows[len(rows)-1]
 	if last.ToolName() != "slack_list_channel_members" || last.StateMutation {
 		t.Errorf("row = %+v", last)
+	}
+}
+
+// Each of Slack's MCP tools answers over MCP with the Web API's data.
+func TestMCPSlackTools(t *testing.T) {
+	env, _ := start(t, "")
+	cs := env.MCP(t)
+	sent, _, _ := mcpCall(t, cs, "slack_send_message", map[string]any{"channel_id": "general", "message": "hello"})
+	ts := sent["ts"].(string)
+	ch := sent["channel"].(string)
+	auth, _, _ := mcpCall(t, cs, "slack_auth_test", map[string]any{})
+	cases := []struct {
+		tool string
+		args map[string]any
+		key  string
+	}{
+		{"slack_schedule_message", map[string]any{"channel_id": ch, "message": "later", "post_at": time.Now().Add(time.Hour).Unix()}, "scheduled_message_id"},
+		{"slack_add_reaction", map[string]any{"channel_id": ch, "timestamp": ts, "reaction": "eyes"}, "ok"},
+		{"slack_get_reactions", map[string]any{"channel_id": ch, "timestamp": ts}, "message"},
+		{"slack_create_conversation", map[string]any{"name": "war-room"}, "channel"},
+		{"slack_read_channel", map[string]any{"channel_id": ch}, "messages"},
+		{"slack_read_thread", map[string]any{"channel_id": ch, "message_ts": ts}, "messages"},
+		{"slack_read_user_profile", map[string]any{"user_id": auth["user_id"]}, "user"},
+		{"slack_list_channel_members", map[string]any{"channel_id": ch}, "members"},
+		{"slack_search_public", map[string]any{"query": "hello"}, "messages"},
+		{"slack_search_public_and_private", map[string]any{"query": "hello"}, "messages"},
+		{"slack_search_channels", map[string]any{"query": "war"}, "channels"},
+		{"slack_search_users", map[string]any{"query": "bob"}, "members"},
+		{"slack_search_emojis", map[string]any{"query": ""}, "emoji"},
+	}
+	for _, c := range cases {
+		out, isErr, text := mcpCall(t, cs, c.tool, c.args)
+		if isErr || out["ok"] != true || out[c.key] == nil {
+			t.Errorf("%s: %s", c.tool, text)
+		}
+	}
+	// Every MCP call is on the tape under its tool name.
+	seen := map[string]bool{}
+	for _, r := range env.Tape(t) {
+		if r.Transport == "mcp" {
+			seen[r.ToolName()] = true
+		}
+	}
+	for _, c := range cases {
+		if !seen[c.tool] {
+			t.Errorf("%s not on the tape", c.tool)
+		}
 	}
 }

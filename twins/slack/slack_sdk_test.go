@@ -478,3 +478,33 @@ func TestSDKFiles(t *testing.T) {
 		t.Errorf("files.upload = %d %s", st, body)
 	}
 }
+
+// Every Slack error the issue lists, as slack-go sees it (HTTP 200 ok:false).
+func TestSDKErrors(t *testing.T) {
+	_, api := start(t, `{"users": [{"name": "pome-agent"}, {"name": "alice"}],
+	  "channels": [{"name": "general", "messages": [{"user": "alice", "text": "hi", "ts": "1700000000.000100"}]},
+	               {"name": "outside", "members": ["alice"]}, {"name": "old", "is_archived": true}]}`)
+	_, _, err := api.PostMessage("outside", slackText("x"))
+	slackErr(t, err, "not_in_channel")
+	_, _, err = api.PostMessage("old", slackText("x"))
+	slackErr(t, err, "is_archived")
+	_, _, err = api.PostMessage("general", slackText(strings.Repeat("a", 40001)))
+	slackErr(t, err, "msg_too_long")
+	_, _, err = api.PostMessage("general", slackText(""))
+	slackErr(t, err, "no_text")
+	_, _, err = api.PostMessage("C0NOPE", slackText("x"))
+	slackErr(t, err, "channel_not_found")
+	ref := slack.NewRefToMessage("general", "1700000000.000100")
+	slackErr(t, api.RemoveReaction("wave", ref), "no_reaction")
+	slackErr(t, api.AddReaction("wave", slack.NewRefToMessage("general", "1.000000")), "message_not_found")
+	_, _, _, err = api.UpdateMessage("general", "1700000000.000100", slackText("x"))
+	slackErr(t, err, "cant_update_message")
+	_, err = api.GetUserInfo("U0NOPE")
+	slackErr(t, err, "user_not_found")
+	_, err = api.CreateConversation(slack.CreateConversationParams{ChannelName: "general"})
+	slackErr(t, err, "name_taken")
+	_, err = api.CreateConversation(slack.CreateConversationParams{ChannelName: "No Spaces"})
+	slackErr(t, err, "invalid_name")
+	_, err = api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: "general", Cursor: "bad"})
+	slackErr(t, err, "invalid_cursor")
+}
