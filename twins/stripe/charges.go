@@ -40,6 +40,14 @@ func (w *World) newCharge(ctx context.Context, pi *PaymentIntent, pm *PaymentMet
 			ch.PaymentMethodDetails = &PaymentMethodDetails{Type: "card", Card: &ChargeCard{
 				AmountAuthorized: &amt, Brand: c.Brand, Checks: c.Checks, Country: c.Country, ExpMonth: c.ExpMonth,
 				ExpYear: c.ExpYear, Fingerprint: c.Fingerprint, Funding: c.Funding, Last4: c.Last4, Network: c.Brand,
+				ExtendedAuthorization:    map[string]any{"status": "disabled"},
+				IncrementalAuthorization: map[string]any{"status": "unavailable"},
+				Multicapture:             map[string]any{"status": "unavailable"},
+				NetworkToken:             map[string]any{"used": false},
+				Overcapture:              map[string]any{"maximum_amount_capturable": pi.Amount, "status": "unavailable"},
+				RegulatedStatus:          strp("unregulated"),
+				AuthorizationCode:        strp(token("auth/"+ch.ID, 6)),
+				NetworkTransactionID:     strp(token("ntid/"+ch.ID, 15)),
 			}}
 		}
 	}

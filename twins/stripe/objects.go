@@ -217,18 +217,29 @@ type PaymentMethodDetails struct {
 
 // ChargeCard is the card section of a charge's payment_method_details.
 type ChargeCard struct {
-	AmountAuthorized *int64     `json:"amount_authorized"`
-	Brand            string     `json:"brand"`
-	Checks           CardChecks `json:"checks"`
-	Country          *string    `json:"country"`
-	ExpMonth         int64      `json:"exp_month"`
-	ExpYear          int64      `json:"exp_year"`
-	Fingerprint      string     `json:"fingerprint"`
-	Funding          string     `json:"funding"`
-	Last4            string     `json:"last4"`
-	Network          string     `json:"network"`
-	ThreeDSecure     any        `json:"three_d_secure"`
-	Wallet           any        `json:"wallet"`
+	AmountAuthorized         *int64         `json:"amount_authorized"`
+	AuthorizationCode        *string        `json:"authorization_code"`
+	Brand                    string         `json:"brand"`
+	Checks                   CardChecks     `json:"checks"`
+	Country                  *string        `json:"country"`
+	ExpMonth                 int64          `json:"exp_month"`
+	ExpYear                  int64          `json:"exp_year"`
+	ExtendedAuthorization    map[string]any `json:"extended_authorization"`
+	Fingerprint              string         `json:"fingerprint"`
+	Funding                  string         `json:"funding"`
+	IncrementalAuthorization map[string]any `json:"incremental_authorization"`
+	Installments             any            `json:"installments"`
+	Last4                    string         `json:"last4"`
+	Mandate                  *string        `json:"mandate"`
+	Multicapture             map[string]any `json:"multicapture"`
+	Network                  string         `json:"network"`
+	NetworkToken             map[string]any `json:"network_token"`
+	NetworkTransactionID     *string        `json:"network_transaction_id"`
+	Overcapture              map[string]any `json:"overcapture"`
+	RegulatedStatus          *string        `json:"regulated_status"`
+	ThreeDSecure             any            `json:"three_d_secure"`
+	TransactionLinkID        *string        `json:"transaction_link_id"`
+	Wallet                   any            `json:"wallet"`
 }
 
 // Charge is a Stripe charge, created when a PaymentIntent is confirmed.
