@@ -1,8 +1,5 @@
-//go:build sdk
-
-// These tests drive the twin through go-github over real HTTP. They are
-// behind the sdk build tag until go.sum carries go-github's dependency
-// github.com/google/go-querystring; run them with go test -tags sdk.
+// These tests drive the twin through go-github over real HTTP, unchanged
+// but for the base URL.
 
 package github_test
 
