@@ -501,3 +501,49 @@ func TestMCPRoundTrip(t *testing.T) {
 		t.Errorf("MCP rejection not seen by the tape check: %+v %v", res, err)
 	}
 }
+
+func TestRESTWireDetails(t *testing.T) {
+	_, env := sdk(t, `{"customers":[{"id":"cus_alice","email":"alice@example.com","metadata":{"a":"1","b":"2"}}]}`)
+	// Basic auth with the key as user, as curl -u sk_test_…: sends it.
+	req, _ := http.NewRequest("GET", env.APIURL+"/v1/customers?limit=1&email=alice%40example.com", nil)
+	req.SetBasicAuth(env.Token, "")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || list["object"] != "list" || list["url"] != "/v1/customers" || len(list["data"].([]any)) != 1 {
+		t.Fatalf("basic auth list: %d %v", resp.StatusCode, list)
+	}
+	// Form updates: an empty metadata value deletes the key.
+	status, body := env.Do(t, "POST", "/v1/customers/cus_alice", "application/x-www-form-urlencoded", []byte("metadata[a]=&metadata[c]=3&name=Alice+A"))
+	var c map[string]any
+	_ = json.Unmarshal(body, &c)
+	md, _ := c["metadata"].(map[string]any)
+	if status != 200 || c["name"] != "Alice A" || md["a"] != nil || md["b"] != "2" || md["c"] != "3" {
+		t.Fatalf("form update: %d %s", status, body)
+	}
+	// A JSON body works too (what MCP bridges and some clients send).
+	status, body = env.Do(t, "POST", "/v1/payment_intents", "application/json",
+		[]byte(`{"amount":1999,"currency":"usd","customer":"cus_alice","payment_method_types":["card"]}`))
+	if status != 200 || !strings.Contains(string(body), `"status":"requires_payment_method"`) {
+		t.Fatalf("JSON create: %d %s", status, body)
+	}
+	// Nested list parameters and range filters from the query string.
+	status, body = env.Do(t, "GET", "/v1/payment_intents?customer=cus_alice&created[gte]=0&expand[]=data.customer", "", nil)
+	if status != 200 || !strings.Contains(string(body), `"email":"alice@example.com"`) {
+		t.Fatalf("expand in a query: %d %s", status, body)
+	}
+	// Unknown routes answer 501 and are taped as unsupported.
+	status, _ = env.Do(t, "GET", "/v1/subscriptions", "", nil)
+	if status != 501 {
+		t.Errorf("unsupported path: %d", status)
+	}
+	tw := stripe.New()
+	chk, _ := tw.Check("stripe.no-unsupported-endpoint")
+	if res, _ := chk.Evaluate(&twins.Input{Twin: tw, Tape: env.Tape(t)}, map[string]string{}); res.Passed {
+		t.Error("the 501 is not on the tape")
+	}
+}
