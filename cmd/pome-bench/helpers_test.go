@@ -6,19 +6,12 @@ import (
 
 	"github.com/pomehq/pome/rest"
 	"github.com/pomehq/pome/session"
-	"github.com/pomehq/pome/twins"
-	"github.com/pomehq/pome/twins/github"
-	"github.com/pomehq/pome/twins/slack"
+	"github.com/pomehq/pome/twins/all"
 )
 
-// benchTwins are the twins the in-process tests serve. The bench's data
-// scenarios call GitHub and Slack; Stripe is left out until it has a
-// constructor, so these tests never wait on it.
-var benchTwins = []string{"github", "slack"}
-
-func registry() *twins.Registry {
-	return twins.NewRegistry(github.New(), slack.New())
-}
+// benchTwins are the twins of every sandbox the tests create: the bench's
+// default, three default worlds, the most a sandbox may hold.
+var benchTwins = []string{"github", "slack", "stripe"}
 
 // startPome serves a complete Pome server on a loopback httptest server
 // over store and returns its URL and a team API key.
@@ -32,6 +25,6 @@ func startPome(tb testing.TB, store session.Store, quota int) (url, key string) 
 	hs := httptest.NewServer(nil)
 	tb.Cleanup(hs.Close)
 	tb.Cleanup(func() { store.Close() })
-	hs.Config.Handler = rest.NewServer(rest.Config{PublicURL: hs.URL, SandboxQuota: quota}, registry(), store, teams)
+	hs.Config.Handler = rest.NewServer(rest.Config{PublicURL: hs.URL, SandboxQuota: quota, Pprof: true}, all.Registry(), store, teams)
 	return hs.URL, key
 }

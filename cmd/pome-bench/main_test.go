@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/pomehq/pome/cmd/pome-bench/internal/load"
@@ -19,7 +21,9 @@ func TestRunAgainstServer(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{
 		"--server", url, "--api-key", key, "-c", "4", "-d", "200ms", "--warmup", "50ms",
-		"--sandboxes", "6", "--create-count", "20", "--twins", "github,slack", "--json",
+		"--sandboxes", "6", "--create-count", "20", "--json",
+		// The server runs in this process, so its pid is ours.
+		"--server-pid", strconv.Itoa(os.Getpid()), "--server-heap",
 	}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
@@ -42,6 +46,9 @@ func TestRunAgainstServer(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("scenario %s missing", name)
 		}
+	}
+	if p := rep.Pool; p == nil || p.Items != 6 || p.RSSAfterKiB <= 0 || p.HeapAfter <= 0 {
+		t.Errorf("pool memory: %+v", rep.Pool)
 	}
 	if len(rep.Notes) != 0 {
 		t.Errorf("notes: %v", rep.Notes)

@@ -43,6 +43,10 @@ type Config struct {
 	// ServerPID, when set, is the server's process id on this machine: its
 	// RSS is read around every step.
 	ServerPID int
+	// ServerHeap reads the server's live heap around every step from its
+	// /debug/pprof/heap (the server must run with --pprof). Each reading
+	// forces a GC on the server, between timed runs only.
+	ServerHeap bool
 	// Log receives progress lines (nil: none).
 	Log io.Writer
 }
@@ -58,18 +62,24 @@ type Machine struct {
 
 // Report is everything a run measured.
 type Report struct {
-	Server          string        `json:"server"`
-	Concurrency     int           `json:"concurrency"`
-	DurationSeconds float64       `json:"duration_seconds"`
-	Sandboxes       int           `json:"sandboxes"`
-	Twins           []string      `json:"twins"`
-	Machine         Machine       `json:"machine"`
-	Baseline        *Result       `json:"baseline,omitempty"`
-	Scenarios       []Result      `json:"scenarios"`
-	Pool            *RSSDelta     `json:"server_rss_pool,omitempty"`
-	Notes           []string      `json:"notes,omitempty"`
-	Started         time.Time     `json:"started"`
-	Elapsed         time.Duration `json:"-"`
+	Server          string  `json:"server"`
+	Concurrency     int     `json:"concurrency"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	// Sandboxes is how many sandboxes the data-plane scenarios spread
+	// over (0 when none ran).
+	Sandboxes int       `json:"sandboxes"`
+	Twins     []string  `json:"twins"`
+	Machine   Machine   `json:"machine"`
+	Baseline  *Result   `json:"baseline,omitempty"`
+	Scenarios []Result  `json:"scenarios"`
+	Pool      *MemDelta `json:"server_mem_pool,omitempty"`
+	// PoolSeconds is how long creating the data-plane sandboxes took (with
+	// Concurrency clients): next to the create phase, which runs on an
+	// empty team, it shows whether create slows as sandboxes accumulate.
+	PoolSeconds float64       `json:"pool_create_seconds,omitempty"`
+	Notes       []string      `json:"notes,omitempty"`
+	Started     time.Time     `json:"started"`
+	Elapsed     time.Duration `json:"-"`
 }
 
 func (c *Config) logf(format string, args ...any) {
@@ -129,20 +139,14 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep := &Report{
 		Server: pome.Server.String(), Concurrency: cfg.Concurrency, DurationSeconds: cfg.Duration.Seconds(),
-		Sandboxes: cfg.Sandboxes, Twins: cfg.Twins, Machine: ThisMachine(), Started: time.Now().UTC(),
+		Twins: cfg.Twins, Machine: ThisMachine(), Started: time.Now().UTC(),
 	}
 	start := time.Now()
 	defer func() { rep.Elapsed = time.Since(start) }()
 	opt := Options{Client: client, Concurrency: cfg.Concurrency, Duration: cfg.Duration, MaxRequests: cfg.MaxRequests}
-	rss := func() int64 {
-		if cfg.ServerPID == 0 {
-			return 0
-		}
-		kib, err := ReadRSS(cfg.ServerPID)
-		if err != nil {
-			cfg.logf("read server RSS: %v", err)
-		}
-		return kib
+	probe := &memProbe{pid: cfg.ServerPID, client: client, logf: cfg.logf}
+	if cfg.ServerHeap {
+		probe.heapURL = pome.Server.String() + "/debug/pprof/heap?gc=1&debug=1"
 	}
 	measure := func(sc Scenario, opt Options, warmup time.Duration) Result {
 		if warmup > 0 {
@@ -150,10 +154,13 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 			w.Duration = warmup
 			Run(ctx, w, sc)
 		}
-		before := rss()
+		var before memReading
+		if probe.enabled() {
+			before = probe.read(ctx)
+		}
 		res := Run(ctx, opt, sc)
-		if cfg.ServerPID != 0 {
-			res.RSS = newDelta(before, rss(), res.Requests)
+		if probe.enabled() {
+			res.Mem = newDelta(before, probe.read(ctx), res.Requests)
 		}
 		cfg.logf("%-20s %10.0f req/s  p50 %s  p99 %s  errors %d", res.Name, res.PerSec, fmtUS(res.P50US), fmtUS(res.P99US), res.Errors)
 		return res
@@ -166,9 +173,9 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		res := measure(BaselineScenario(b.URL), opt, cfg.Warmup)
 		b.Close()
-		// The baseline runs in this process: the server's RSS says nothing
-		// about it.
-		res.RSS = nil
+		// The baseline runs in this process: the server's memory says
+		// nothing about it.
+		res.Mem = nil
 		rep.Baseline = &res
 	}
 
@@ -207,8 +214,14 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if len(data) > 0 && ctx.Err() == nil {
 		cfg.logf("creating %d sandboxes (%s)", cfg.Sandboxes, strings.Join(cfg.Twins, ", "))
-		before := rss()
+		var before memReading
+		if probe.enabled() {
+			before = probe.read(ctx)
+		}
+		t0 := time.Now()
 		sbs, err := pome.CreateMany(ctx, cfg.Sandboxes, cfg.Concurrency, cfg.Twins)
+		rep.PoolSeconds = time.Since(t0).Seconds()
+		rep.Sandboxes = len(sbs)
 		ids := make([]string, len(sbs))
 		for i, sb := range sbs {
 			ids[i] = sb.ID
@@ -217,8 +230,8 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 		if err != nil {
 			return rep, err
 		}
-		if cfg.ServerPID != 0 {
-			rep.Pool = newDelta(before, rss(), uint64(len(sbs)))
+		if probe.enabled() {
+			rep.Pool = newDelta(before, probe.read(ctx), uint64(len(sbs)))
 		}
 		for _, name := range data {
 			if ctx.Err() != nil {

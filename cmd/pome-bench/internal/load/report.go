@@ -25,8 +25,11 @@ func fmtUS(us float64) string {
 
 // WriteTable prints the report for people.
 func WriteTable(w io.Writer, r *Report) error {
-	fmt.Fprintf(w, "server %s  clients %d  %gs per scenario  %d sandboxes (%s)\n",
-		r.Server, r.Concurrency, r.DurationSeconds, r.Sandboxes, strings.Join(r.Twins, ", "))
+	fmt.Fprintf(w, "server %s  clients %d  %gs per scenario  twins %s\n",
+		r.Server, r.Concurrency, r.DurationSeconds, strings.Join(r.Twins, ", "))
+	if r.Sandboxes > 0 {
+		fmt.Fprintf(w, "data plane spread over %d sandboxes, created in %.2fs (%.0f/s)\n", r.Sandboxes, r.PoolSeconds, float64(r.Sandboxes)/r.PoolSeconds)
+	}
 	fmt.Fprintf(w, "machine %d CPU %s, %s/%s, %s\n\n", r.Machine.NumCPU, r.Machine.CPUModel, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.GoVersion)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\treq/s\tp50\tp99\trequests\terrors\tratio\t")
@@ -57,12 +60,11 @@ func WriteTable(w io.Writer, r *Report) error {
 		}
 	}
 	if r.Pool != nil {
-		fmt.Fprintf(w, "\nserver RSS: %d KiB before the %d sandboxes, %d KiB after (%.0f bytes per sandbox)\n",
-			r.Pool.BeforeKiB, r.Sandboxes, r.Pool.AfterKiB, r.Pool.PerItemBytes)
+		fmt.Fprintf(w, "\nserver memory for %d sandboxes: %s\n", r.Pool.Items, r.Pool.describe("sandbox"))
 	}
 	for _, s := range rows {
-		if s.RSS != nil && s.Name != NameBaseline {
-			fmt.Fprintf(w, "server RSS during %s: %d → %d KiB (%.0f bytes per counted request)\n", s.Name, s.RSS.BeforeKiB, s.RSS.AfterKiB, s.RSS.PerItemBytes)
+		if s.Mem != nil {
+			fmt.Fprintf(w, "server memory during %s (%d requests): %s\n", s.Name, s.Mem.Items, s.Mem.describe("request"))
 		}
 	}
 	for _, n := range r.Notes {
@@ -76,4 +78,19 @@ func WriteJSON(w io.Writer, r *Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// describe prints what is known of a memory delta.
+func (d *MemDelta) describe(item string) string {
+	var parts []string
+	if d.rssKnown {
+		parts = append(parts, fmt.Sprintf("RSS %d → %d KiB (%.0f bytes per %s)", d.RSSBeforeKiB, d.RSSAfterKiB, d.RSSPerItem, item))
+	}
+	if d.heapKnown {
+		parts = append(parts, fmt.Sprintf("live heap %.1f → %.1f MiB (%.0f bytes per %s)", float64(d.HeapBefore)/(1<<20), float64(d.HeapAfter)/(1<<20), d.HeapPerItem, item))
+	}
+	if len(parts) == 0 {
+		return "not readable"
+	}
+	return strings.Join(parts, "; ")
 }

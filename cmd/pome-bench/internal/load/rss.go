@@ -2,21 +2,86 @@ package load
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
 )
 
-// RSSDelta is a server's resident set before and after something, read
-// from /proc/PID/status. It only means anything when the server runs on
-// this machine.
-type RSSDelta struct {
-	BeforeKiB int64 `json:"before_kib"`
-	AfterKiB  int64 `json:"after_kib"`
-	// PerItemBytes is the growth divided by the number of items the step
-	// added (sandboxes, or counted requests), when there were any.
-	PerItemBytes float64 `json:"per_item_bytes,omitempty"`
+// MemDelta is the server's memory before and after a step: its resident
+// set from /proc/PID/status (when the server runs on this machine and its
+// pid is given) and its live Go heap after a forced GC from the server's
+// pprof endpoint (when it serves one). RSS is what the machine pays, but it
+// moves in steps with the GC's headroom; the live heap is what the step
+// really retained.
+type MemDelta struct {
+	RSSBeforeKiB int64 `json:"rss_before_kib,omitempty"`
+	RSSAfterKiB  int64 `json:"rss_after_kib,omitempty"`
+	HeapBefore   int64 `json:"heap_live_before_bytes,omitempty"`
+	HeapAfter    int64 `json:"heap_live_after_bytes,omitempty"`
+	// Items is what the step added (sandboxes, or counted requests); the
+	// per-item figures divide the growth by it.
+	Items       uint64  `json:"items"`
+	RSSPerItem  float64 `json:"rss_per_item_bytes,omitempty"`
+	HeapPerItem float64 `json:"heap_per_item_bytes,omitempty"`
+	rssKnown    bool
+	heapKnown   bool
+}
+
+// memProbe reads the server's memory as configured.
+type memProbe struct {
+	pid     int
+	heapURL string
+	client  *http.Client
+	logf    func(string, ...any)
+}
+
+// memReading is one probe.
+type memReading struct {
+	rssKiB, heap  int64
+	rssOK, heapOK bool
+}
+
+func (p *memProbe) enabled() bool { return p.pid != 0 || p.heapURL != "" }
+
+func (p *memProbe) read(ctx context.Context) memReading {
+	var m memReading
+	var err error
+	if p.pid != 0 {
+		if m.rssKiB, err = ReadRSS(p.pid); err != nil {
+			p.logf("read server RSS: %v", err)
+		} else {
+			m.rssOK = true
+		}
+	}
+	if p.heapURL != "" {
+		if m.heap, err = readLiveHeap(ctx, p.client, p.heapURL); err != nil {
+			p.logf("read server heap: %v", err)
+		} else {
+			m.heapOK = true
+		}
+	}
+	return m
+}
+
+func newDelta(before, after memReading, n uint64) *MemDelta {
+	d := &MemDelta{Items: n}
+	if before.rssOK && after.rssOK {
+		d.RSSBeforeKiB, d.RSSAfterKiB, d.rssKnown = before.rssKiB, after.rssKiB, true
+		if n > 0 {
+			d.RSSPerItem = float64(after.rssKiB-before.rssKiB) * 1024 / float64(n)
+		}
+	}
+	if before.heapOK && after.heapOK {
+		d.HeapBefore, d.HeapAfter, d.heapKnown = before.heap, after.heap, true
+		if n > 0 {
+			d.HeapPerItem = float64(after.heap-before.heap) / float64(n)
+		}
+	}
+	return d
 }
 
 // ReadRSS returns VmRSS of pid in KiB.
@@ -28,8 +93,7 @@ func ReadRSS(pid int) (int64, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
 			f := strings.Fields(rest)
 			if len(f) == 2 && f[1] == "kB" {
 				return strconv.ParseInt(f[0], 10, 64)
@@ -42,11 +106,32 @@ func ReadRSS(pid int) (int64, error) {
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
 }
 
-// newDelta builds a delta from two readings over n items.
-func newDelta(before, after int64, n uint64) *RSSDelta {
-	d := &RSSDelta{BeforeKiB: before, AfterKiB: after}
-	if n > 0 {
-		d.PerItemBytes = float64(after-before) * 1024 / float64(n)
+// readLiveHeap asks a server's net/http/pprof for its heap profile after a
+// GC (gc=1) in text form, whose trailer carries runtime.MemStats; HeapAlloc
+// is then the live heap.
+func readLiveHeap(ctx context.Context, client *http.Client, u string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, err
 	}
-	return d
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, resp.Body)
+		return 0, fmt.Errorf("%s: status %d (is the server running with --pprof?)", u, resp.StatusCode)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "# HeapAlloc = "); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("%s: no HeapAlloc line", u)
 }

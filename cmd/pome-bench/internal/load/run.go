@@ -50,9 +50,8 @@ type Result struct {
 	ErrorSample string `json:"error_sample,omitempty"`
 	// Skipped says why the scenario did not run.
 	Skipped string `json:"skipped,omitempty"`
-	// RSS is the server's resident set around the run, when its pid is
-	// known.
-	RSS *RSSDelta `json:"server_rss,omitempty"`
+	// Mem is the server's memory around the run, when it can be read.
+	Mem *MemDelta `json:"server_mem,omitempty"`
 }
 
 // maxConsecutiveErrors ends a worker that gets nothing but errors (a server
