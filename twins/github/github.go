@@ -17,6 +17,9 @@ func New() *twins.Twin {
 		DecodeWorld: decode,
 		RESTError:   RESTError,
 		TokenPrefix: "ghp_",
+		// go-github's WithEnterpriseURLs (and GitHub Enterprise Server
+		// clients generally) put the REST API under /api/v3.
+		AliasPrefixes: map[string]string{"/": "/api/v3/"},
 	}).Finish()
 }
 
