@@ -167,6 +167,9 @@ func draftContent(ctx context.Context, w *World, mb *Mailbox, in draftIn, id str
 		raw = in.Message.Raw
 		threadID = orDefault(in.Message.ThreadID, threadID)
 	}
+	if in.RFC822 != "" && threadID == "" {
+		_, threadID, _ = uploadedMessage(in.RFC822)
+	}
 	var replyTo *Message
 	if threadID != "" && raw == "" && in.RFC822 == "" {
 		if ms := mb.thread(threadID); len(ms) > 0 {

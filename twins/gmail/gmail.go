@@ -153,6 +153,9 @@ func RESTError(e *twins.Error) (int, any) {
 	case v == "invalid_json" || v == "invalid_form_data":
 		reason = "parseError"
 		msg = "Invalid JSON payload received. " + msg
+	case v == "invalid_arguments" && strings.Contains(msg, "missing properties") && e.Field != "":
+		reason = "required"
+		msg = "Required parameter: " + e.Field
 	case v == "invalid_arguments":
 		reason = "invalid"
 		if e.Field != "" {

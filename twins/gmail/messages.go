@@ -3,6 +3,7 @@ package gmail
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"mime"
 	"slices"
 	"strings"
@@ -270,7 +271,8 @@ func outgoing(ctx context.Context, w *World, mb *Mailbox, raw, rfc822 string, c 
 		}
 		return b, nil
 	case rfc822 != "":
-		return uploadedMessage(rfc822)
+		b, _, err := uploadedMessage(rfc822)
+		return b, err
 	case !c.empty():
 		return c.compose(ctx, mb, id, replyTo)
 	}
@@ -289,6 +291,9 @@ var sendMessage = twins.New(twins.Spec{
 	mb, err := w.mailbox(in.UserID)
 	if err != nil {
 		return MessageOut{}, err
+	}
+	if in.RFC822 != "" && in.ThreadID == "" {
+		_, in.ThreadID, _ = uploadedMessage(in.RFC822)
 	}
 	raw, err := outgoing(ctx, w, mb, in.Raw, in.RFC822, in.Compose, w.peekMessageID(), nil)
 	if err != nil {
@@ -388,9 +393,11 @@ func storeMessage(ctx context.Context, w *World, in insertIn, defaultSource stri
 			return MessageOut{}, gerr(twins.Invalid, "invalidArgument", "Invalid value for ByteString: %s", truncate(in.Raw, 40)).WithField("raw")
 		}
 	case in.RFC822 != "":
-		if raw, err = uploadedMessage(in.RFC822); err != nil {
+		var tid string
+		if raw, tid, err = uploadedMessage(in.RFC822); err != nil {
 			return MessageOut{}, err
 		}
+		in.ThreadID = orDefault(in.ThreadID, tid)
 	default:
 		return MessageOut{}, gerr(twins.Invalid, "invalidArgument", "'raw' RFC822 payload message string or uploading message via /upload/* URL required")
 	}
@@ -675,21 +682,27 @@ var getAttachment = twins.New(twins.Spec{
 })
 
 // uploadedMessage reads the body of an /upload/ request: the message itself
-// (uploadType=media), or, as the Go client sends when metadata comes along,
-// a multipart/related envelope whose last part is the message.
-func uploadedMessage(body string) ([]byte, error) {
+// (uploadType=media), or, as the Go client sends whenever it uploads, a
+// multipart/related envelope of the JSON metadata and the message. The
+// metadata's threadId comes back too.
+func uploadedMessage(body string) ([]byte, string, error) {
 	b := []byte(body)
 	if strings.HasPrefix(body, "--") {
 		line, _, _ := strings.Cut(body, "\n")
 		boundary := strings.TrimSpace(strings.TrimPrefix(line, "--"))
 		parts := splitMultipart(b, boundary)
-		if len(parts) > 0 {
+		if len(parts) >= 2 {
+			var meta struct {
+				ThreadID string `json:"threadId"`
+			}
+			_, mb := splitHead(parts[0])
+			_ = json.Unmarshal(mb, &meta)
 			_, msg := splitHead(parts[len(parts)-1])
-			return msg, nil
+			return msg, meta.ThreadID, nil
 		}
 	}
 	if len(strings.TrimSpace(body)) == 0 {
-		return nil, gerr(twins.Invalid, "invalidArgument", "'raw' RFC822 payload message string or uploading message via /upload/* URL required")
+		return nil, "", gerr(twins.Invalid, "invalidArgument", "'raw' RFC822 payload message string or uploading message via /upload/* URL required")
 	}
-	return b, nil
+	return b, "", nil
 }
