@@ -275,7 +275,7 @@ func TestUsageChecksTwins(t *testing.T) {
 	}
 	list := tw["twins"].([]any)
 	first := list[0].(map[string]any)
-	if first["name"] != "notes" || len(first["tools"].([]any)) != 4 || len(first["bindings"].([]any)) != 5 {
+	if first["name"] != "notes" || len(first["tools"].([]any)) != 4 || len(first["bindings"].([]any)) != 6 {
 		t.Fatalf("%v", first)
 	}
 	if st, _, _ := do(t, "GET", p.url+"/healthz", nil, ""); st != 200 {

@@ -65,7 +65,9 @@ func (d *dataPlane) twinRouter(tw *twins.Twin) *mux.Router {
 func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	twinName, sid, rest, ok := splitDataPath(r.URL.Path)
 	if !ok {
-		opaque404(w)
+		if !d.serveRoot(w, r) {
+			opaque404(w)
+		}
 		return
 	}
 	tw, ok := d.srv.Registry.Get(twinName)
@@ -126,12 +128,45 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// serveRoot serves a vendor path at the server root for twins that declare
+// RootPaths, finding the sandbox from the id embedded in the provider
+// credential; the request then goes through the ordinary data plane (and
+// its authorization) under the sandbox's own path. It reports false when no
+// twin claims the request.
+func (d *dataPlane) serveRoot(w http.ResponseWriter, r *http.Request) bool {
+	for _, tw := range d.srv.Registry.All() {
+		for _, p := range tw.RootPaths {
+			if !strings.HasPrefix(r.URL.Path, p) {
+				continue
+			}
+			sid, ok := session.SandboxIDInToken(tw.TokenPrefix, extractToken(r, tw, nil))
+			if !ok {
+				continue
+			}
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = "/" + tw.Name + "/s/" + sid + r.URL.Path
+			r2.URL.RawPath = ""
+			d.ServeHTTP(w, r2)
+			return true
+		}
+	}
+	return false
+}
+
 // serveTaped runs h and records one REST tape row for it.
 func (d *dataPlane) serveTaped(w http.ResponseWriter, r *http.Request, tw *twins.Twin, p *session.Principal, body []byte, h http.HandlerFunc) {
 	start := time.Now()
 	ctx, call := twins.WithCall(r.Context())
 	ctx = withBody(ctx, body)
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	if tw.RequestIDHeader != "" {
+		w.Header().Set(tw.RequestIDHeader, "req_"+session.NewRequestID())
+	}
+	if tw.ResponseHeaders != nil {
+		for k, v := range tw.ResponseHeaders(d.srv.Manager.Env(p.Sandbox, tw)) {
+			w.Header().Set(k, v)
+		}
+	}
 	h(rec, r.WithContext(ctx))
 	row := &tape.Row{
 		At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportREST,

@@ -458,3 +458,34 @@ func TestOpenAPI(t *testing.T) {
 		t.Fatalf("openapi read was taped")
 	}
 }
+
+func TestRootPaths(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	other := resttest.Start(t, notesTwin(false), "")
+	do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), `{"text":"root"}`)
+	// The provider credential names the sandbox; the path is the vendor's.
+	st, h, b := do(t, "GET", env.HTTP.URL+"/v1/notes/1", bearer(env.Token), "")
+	if st != 200 || !strings.Contains(string(b), "root") {
+		t.Fatalf("%d %s", st, b)
+	}
+	if !strings.HasPrefix(h.Get("Request-Id"), "req_") {
+		t.Fatalf("Request-Id header: %v", h)
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte(env.Token + ":"))
+	if st, _, _ := do(t, "GET", env.HTTP.URL+"/v1/notes/1", map[string]string{"Authorization": "Basic " + basic}, ""); st != 200 {
+		t.Fatalf("basic: %d", st)
+	}
+	rows := env.Tape(t)
+	if last := rows[len(rows)-1]; !strings.HasPrefix(last.Path, "/notes/s/"+env.SessionID+"/v1/notes/1") || last.ToolName() != "get_note" {
+		t.Fatalf("root call taped as %+v", last)
+	}
+	// Another server's sandbox id in a forged token is refused opaquely,
+	// and a sandbox token is not a provider credential at the root.
+	forged := "nt_" + strings.TrimPrefix(other.SessionID, "ses_") + strings.Repeat("x", 36)
+	if st, _, b := do(t, "GET", env.HTTP.URL+"/v1/notes/1", bearer(forged), ""); st != 404 || !strings.Contains(string(b), "No twin pod") {
+		t.Fatalf("forged: %d %s", st, b)
+	}
+	if st, _, b := do(t, "GET", env.HTTP.URL+"/v1/notes/1", bearer(env.AuthToken), ""); st != 401 || !strings.Contains(string(b), "invalid_auth") {
+		t.Fatalf("sandbox token at the root: %d %s", st, b)
+	}
+}

@@ -58,7 +58,9 @@ func notesTwin(strict bool) *twins.Twin {
 	t := &twins.Twin{
 		Name: "notes", Title: "Notes", TokenPrefix: "nt_", TokenInBody: true, StrictParams: strict,
 		NewWorld: newWorld, DecodeWorld: decode,
-		AliasPrefixes: map[string]string{"/api/": "/"},
+		AliasPrefixes:   map[string]string{"/api/": "/"},
+		RootPaths:       []string{"/v1/"},
+		RequestIDHeader: "Request-Id",
 		RESTError: func(e *twins.Error) (int, any) {
 			status := http.StatusBadRequest
 			switch e.Code {
@@ -87,7 +89,7 @@ func notesTwin(strict bool) *twins.Twin {
 					return noteOut{ID: id, Text: in.Text, Count: in.Count, Flag: in.Flag, Tags: in.Tags, Meta: in.Meta}, nil
 				}),
 			twins.New(twins.Spec{Name: "get_note", Title: "Get note", Description: "Reads a note.", Effect: twins.Read,
-				Bindings: []twins.Binding{{Method: "GET", Path: "/notes/{id}"}}},
+				Bindings: []twins.Binding{{Method: "GET", Path: "/notes/{id}"}, {Method: "GET", Path: "/v1/notes/{id}"}}},
 				func(ctx context.Context, w *notesWorld, in getIn) (noteOut, error) {
 					text, ok := w.Notes[in.ID]
 					if !ok {

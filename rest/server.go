@@ -67,12 +67,22 @@ func (s *Server) routes() http.Handler {
 	}).Methods(http.MethodGet)
 	r.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet)
 
+	dp := newDataPlane(s)
 	v1 := r.PathPrefix("/v1").Subrouter()
 	v1.Use(s.withRequestID, s.teamAuth)
 	s.controlRoutes(v1)
-	v1.NotFoundHandler = s.withRequestID(s.teamAuth(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	controlNotFound := s.withRequestID(s.teamAuth(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeControlError(w, r, &session.Error{Type: session.ErrNotFoundType, Message: "no such endpoint: " + r.Method + " " + r.URL.Path})
 	})))
+	// Stripe's paths share /v1 with the control plane; a request carrying
+	// a twin's provider credential goes to that twin instead.
+	v1.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if dp.serveRoot(w, r) {
+			return
+		}
+		controlNotFound.ServeHTTP(w, r)
+	})
+	v1.MethodNotAllowedHandler = v1.NotFoundHandler
 
 	if s.cfg.Pprof {
 		r.HandleFunc("/debug/pprof/", pprof.Index)
@@ -83,7 +93,6 @@ func (s *Server) routes() http.Handler {
 		r.PathPrefix("/debug/pprof/").HandlerFunc(pprof.Index)
 	}
 
-	dp := newDataPlane(s)
 	r.PathPrefix("/").Handler(dp)
 	return r
 }

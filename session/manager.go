@@ -250,7 +250,7 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 	sb.AuthHash, sb.AgentHash = HashToken(out.AuthToken), HashToken(out.AgentToken)
 	for _, name := range req.Twins {
 		tw, _ := m.Registry.Get(name)
-		tok := NewProviderToken(tw.TokenPrefix)
+		tok := NewProviderToken(tw.TokenPrefix, sb.ID, len(tw.RootPaths) > 0)
 		sb.ProviderHashes[name] = HashToken(tok)
 		out.PerTwin[name] = m.TwinURLs(sb.ID, name)
 		out.ProviderCredentials[name] = Credential{Token: tok, Header: "Authorization", Scheme: "Bearer"}

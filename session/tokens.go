@@ -45,19 +45,40 @@ func newAuthToken() string  { return "pst_" + randomString(40, base62) }
 func newAgentToken() string { return "pat_" + randomString(40, base62) }
 
 // NewProviderToken returns a vendor-shaped credential for a twin whose
-// tokens start with prefix.
-func NewProviderToken(prefix string) string {
+// tokens start with prefix. With embed, the sandbox id follows the prefix
+// (as Stripe keys carry their account), so that SDKs which cannot take a
+// base URL with a path can reach the sandbox from the server root; the id
+// is not a secret, the random rest is.
+func NewProviderToken(prefix, sandboxID string, embed bool) string {
+	id := ""
+	if embed {
+		id = strings.TrimPrefix(sandboxID, "ses_")
+	}
 	switch prefix {
 	case "xoxb-":
-		return "xoxb-" + randomString(12, "0123456789") + "-" + randomString(13, "0123456789") + "-" + randomString(24, base62)
+		return "xoxb-" + randomString(12, "0123456789") + "-" + randomString(13, "0123456789") + "-" + id + randomString(24, base62)
 	case "ya29.":
-		return "ya29." + randomString(120, base62+"-_")
+		return "ya29." + id + randomString(120, base62+"-_")
 	case "sk_test_":
-		return "sk_test_" + randomString(99, base62)
+		return "sk_test_" + id + randomString(99, base62)
 	default:
-		return prefix + randomString(36, base62)
+		return prefix + id + randomString(36, base62)
 	}
 }
+
+// SandboxIDInToken returns the sandbox id embedded in a provider token of
+// the given prefix (see NewProviderToken), or false. It proves nothing: the
+// caller still authorizes the token against that sandbox.
+func SandboxIDInToken(prefix, tok string) (string, bool) {
+	if prefix == "" || !strings.HasPrefix(tok, prefix) || len(tok) < len(prefix)+16 {
+		return "", false
+	}
+	id := "ses_" + tok[len(prefix):len(prefix)+16]
+	return id, ValidSandboxID(id)
+}
+
+// NewRequestID returns 20 random base62 characters for request ids.
+func NewRequestID() string { return randomString(20, base62) }
 
 // HashToken is how every token and key is stored: never in the clear.
 func HashToken(tok string) string {

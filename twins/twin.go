@@ -33,9 +33,21 @@ type Twin struct {
 	// StrictParams: unknown REST parameters are refused (Stripe) rather than
 	// ignored (GitHub, Slack, Gmail).
 	StrictParams bool
-	// Routes are extra vendor path prefixes (besides Bindings) under which
-	// the twin answers, e.g. Slack's methods without "/api".
+	// AliasPrefixes mounts every binding whose path starts with a key again
+	// with that prefix replaced by the value: Slack's methods without
+	// "/api" ({"/api/": "/"}), GitHub Enterprise's "/api/v3" ({"/": "/api/v3/"}).
 	AliasPrefixes map[string]string
+	// RootPaths are vendor path prefixes also served at the server's root,
+	// the sandbox being named by the provider credential, for SDKs that
+	// refuse a base URL with a path (stripe-go derives its routing from the
+	// request path): Stripe's {"/v1/"}.
+	RootPaths []string
+	// RequestIDHeader names the response header that carries a request id
+	// in the vendor's shape ("Request-Id" for Stripe, "X-GitHub-Request-Id").
+	RequestIDHeader string
+	// ResponseHeaders adds the vendor's fixed headers to every response
+	// (rate-limit counters and the like).
+	ResponseHeaders func(env *Env) map[string]string
 
 	byName map[string]Action
 }
