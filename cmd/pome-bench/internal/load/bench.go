@@ -29,8 +29,8 @@ type Config struct {
 	// Twins are the twins of every sandbox the bench creates (default
 	// worlds).
 	Twins []string
-	// Baseline measures the bare handler too and gives every figure as a
-	// ratio to it.
+	// Baseline measures the bare handler too, before and after the
+	// scenarios, and gives every figure as a ratio to the mean of the two.
 	Baseline bool
 	// Scenarios selects what runs (nil: all), from AllScenarios.
 	Scenarios []string
@@ -67,12 +67,14 @@ type Report struct {
 	DurationSeconds float64 `json:"duration_seconds"`
 	// Sandboxes is how many sandboxes the data-plane scenarios spread
 	// over (0 when none ran).
-	Sandboxes int       `json:"sandboxes"`
-	Twins     []string  `json:"twins"`
-	Machine   Machine   `json:"machine"`
-	Baseline  *Result   `json:"baseline,omitempty"`
-	Scenarios []Result  `json:"scenarios"`
-	Pool      *MemDelta `json:"server_mem_pool,omitempty"`
+	Sandboxes int      `json:"sandboxes"`
+	Twins     []string `json:"twins"`
+	Machine   Machine  `json:"machine"`
+	Baseline  *Result  `json:"baseline,omitempty"`
+	// BaselineEnd is the baseline measured again after the last scenario.
+	BaselineEnd *Result   `json:"baseline_end,omitempty"`
+	Scenarios   []Result  `json:"scenarios"`
+	Pool        *MemDelta `json:"server_mem_pool,omitempty"`
 	// PoolSeconds is how long creating the data-plane sandboxes took (with
 	// Concurrency clients): next to the create phase, which runs on an
 	// empty team, it shows whether create slows as sandboxes accumulate.
@@ -166,17 +168,25 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 		return res
 	}
 
-	if cfg.Baseline && cfg.wants(NameBaseline) {
+	runBaseline := func(name string) (*Result, error) {
 		b, err := StartBaseline()
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
-		res := measure(BaselineScenario(b.URL), opt, cfg.Warmup)
-		b.Close()
+		defer b.Close()
+		sc := BaselineScenario(b.URL)
+		sc.Name = name
+		res := measure(sc, opt, cfg.Warmup)
 		// The baseline runs in this process: the server's memory says
 		// nothing about it.
 		res.Mem = nil
-		rep.Baseline = &res
+		return &res, nil
+	}
+	withBaseline := cfg.Baseline && cfg.wants(NameBaseline)
+	if withBaseline {
+		if rep.Baseline, err = runBaseline(NameBaseline); err != nil {
+			return nil, err
+		}
 	}
 
 	// Discards run on their own context: a cancelled run still cleans up.
@@ -252,10 +262,26 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 
+	// The baseline is measured again at the end: on a shared machine the
+	// capacity left to this run can change while it runs, and the two
+	// readings say by how much. Ratios use their mean.
+	if withBaseline && len(rep.Scenarios) > 0 && ctx.Err() == nil {
+		if rep.BaselineEnd, err = runBaseline(NameBaseline + "_end"); err != nil {
+			return rep, err
+		}
+	}
 	if rep.Baseline != nil && rep.Baseline.PerSec > 0 {
-		rep.Baseline.Ratio = 1
+		ref := rep.Baseline.PerSec
+		if e := rep.BaselineEnd; e != nil && e.PerSec > 0 {
+			ref = (rep.Baseline.PerSec + e.PerSec) / 2
+			e.Ratio = e.PerSec / ref
+			if d := e.PerSec/rep.Baseline.PerSec - 1; d > 0.2 || d < -0.2 {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("the baseline moved %+.0f%% between the start and the end of the run: the machine's spare capacity changed, so the ratios are uncertain by about that much", d*100))
+			}
+		}
+		rep.Baseline.Ratio = rep.Baseline.PerSec / ref
 		for i := range rep.Scenarios {
-			rep.Scenarios[i].Ratio = rep.Scenarios[i].PerSec / rep.Baseline.PerSec
+			rep.Scenarios[i].Ratio = rep.Scenarios[i].PerSec / ref
 		}
 	}
 	return rep, ctx.Err()

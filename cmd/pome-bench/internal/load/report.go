@@ -37,6 +37,9 @@ func WriteTable(w io.Writer, r *Report) error {
 	if r.Baseline != nil {
 		rows = append([]Result{*r.Baseline}, rows...)
 	}
+	if r.BaselineEnd != nil {
+		rows = append(rows, *r.BaselineEnd)
+	}
 	for _, s := range rows {
 		if s.Skipped != "" {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t\n", s.Name)
