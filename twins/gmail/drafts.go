@@ -172,9 +172,7 @@ func draftContent(ctx context.Context, w *World, mb *Mailbox, in draftIn, id str
 	}
 	var replyTo *Message
 	if threadID != "" && raw == "" && in.RFC822 == "" {
-		if ms := mb.thread(threadID); len(ms) > 0 {
-			replyTo = ms[len(ms)-1]
-		}
+		replyTo = lastOfThread(mb, threadID)
 	}
 	if !required && raw == "" && in.RFC822 == "" && in.Compose.empty() {
 		return nil, threadID, nil

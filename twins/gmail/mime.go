@@ -489,11 +489,27 @@ func validateAddresses(field string, list []string) error {
 	return nil
 }
 
+var plainPhrase = regexp.MustCompile(`^[A-Za-z0-9!#$%&'*+/=?^_{|}~ -]+$`)
+
+// formatAddress writes an address the way mail clients do: a bare address
+// without a name, the name unquoted when it is plain words, quoted or
+// encoded otherwise.
+func formatAddress(name, addr string) string {
+	name = strings.TrimSpace(noLineBreaks(name))
+	switch {
+	case name == "":
+		return addr
+	case plainPhrase.MatchString(name):
+		return name + " <" + addr + ">"
+	}
+	return (&mail.Address{Name: name, Address: addr}).String()
+}
+
 func formatAddressList(list []string) string {
 	out := make([]string, 0, len(list))
 	for _, a := range list {
 		if p, err := mail.ParseAddress(a); err == nil {
-			out = append(out, p.String())
+			out = append(out, formatAddress(p.Name, p.Address))
 		}
 	}
 	return strings.Join(out, ", ")
@@ -527,7 +543,7 @@ func (c composed) build() []byte {
 	hdr("Subject", encodeHeader(c.Subject))
 	if c.From != "" {
 		if a, err := mail.ParseAddress(c.From); err == nil {
-			hdr("From", a.String())
+			hdr("From", formatAddress(a.Name, a.Address))
 		} else {
 			hdr("From", encodeHeader(c.From))
 		}

@@ -317,18 +317,22 @@ func orDefault(s, d string) string {
 
 // ownFrom is the From header Gmail writes for the mailbox's owner.
 func ownFrom(mb *Mailbox) string {
-	return (&mail.Address{Name: mb.DisplayName, Address: mb.Address}).String()
+	return formatAddress(mb.DisplayName, mb.Address)
 }
 
+// lastOfThread is the message a reply in the thread answers.
 func lastOfThread(mb *Mailbox, threadID string) *Message {
 	if threadID == "" {
 		return nil
 	}
+	// A reply answers the newest message that was mailed, never a draft.
 	ms := mb.thread(threadID)
-	if len(ms) == 0 {
-		return nil
+	for i := len(ms) - 1; i >= 0; i-- {
+		if !ms[i].hasLabel("DRAFT") {
+			return ms[i]
+		}
 	}
-	return ms[len(ms)-1]
+	return nil
 }
 
 // seedLabels resolves a seeded message's labels: system ids or user label

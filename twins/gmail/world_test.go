@@ -78,7 +78,7 @@ func TestRichSeed(t *testing.T) {
 	if reply.ThreadID != first.ID || draft.ThreadID != first.ID {
 		t.Errorf("thread: %s %s %s", first.ID, reply.ThreadID, draft.ThreadID)
 	}
-	if reply.InReplyTo != first.MessageIDHdr || reply.From != `"Pome Agent" <pome-agent@acme.test>` {
+	if reply.InReplyTo != first.MessageIDHdr || reply.From != "Pome Agent <pome-agent@acme.test>" {
 		t.Errorf("reply headers: %+v", reply)
 	}
 	if !first.hasLabel("Label_1") || mb.labelByName("work/urgent").ID != "Label_2" {
@@ -100,7 +100,7 @@ func TestSeedErrors(t *testing.T) {
 	tw := New()
 	cases := []struct{ name, seed, path string }{
 		{"unknown key", `{"mailboxes":[{"address":"a@b.c"}],"extra":1}`, "/extra"},
-		{"wrong type", `{"mailboxes":[{"address":"a@b.c","labels":"x"}]}`, "/mailboxes/labels"},
+		{"wrong type", `{"mailboxes":[{"address":"a@b.c","labels":"x"}]}`, "/mailboxes/0/labels"},
 		{"no mailbox", `{"mailboxes":[]}`, "/mailboxes"},
 		{"bad address", `{"mailboxes":[{"address":"Alice <a@b.c>"}]}`, "/mailboxes/0/address"},
 		{"duplicate mailbox", `{"mailboxes":[{"address":"a@b.c"},{"address":"A@b.c"}]}`, "/mailboxes/1/address"},
