@@ -63,6 +63,10 @@ func RESTError(e *twins.Error) (int, any) {
 		if entry.Code == "custom" {
 			entry.Message = e.Message
 		}
+		if m, ok := e.Details["entry_message"].(string); ok {
+			// Search's 422s explain themselves inside the entry.
+			entry.Message = m
+		}
 		body.Errors = []APIErrorEntry{entry}
 	case twins.Conflict:
 		status, body.Message = http.StatusConflict, e.Message

@@ -50,5 +50,7 @@ func Actions() []twins.Action {
 		requestReviewers, removeRequestedReviewers, listRequestedReviewers,
 		// Statuses and checks.
 		createCommitStatus, getCombinedStatus, listCommitStatuses, createCheckRun, listCheckRuns,
+		// Search.
+		searchIssues, searchPullRequests, searchRepositories, searchCode, searchUsers, searchCommits,
 	}
 }

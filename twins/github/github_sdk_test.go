@@ -6,6 +6,7 @@ package github_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -150,5 +151,77 @@ func TestSDKContentsAndMerge(t *testing.T) {
 	commits, _, err := c.Repositories.ListCommits(ctx, "acme", "api", nil)
 	if err != nil || len(commits) != 3 {
 		t.Errorf("commits: %v %d", err, len(commits))
+	}
+}
+
+func TestSDKSearch(t *testing.T) {
+	env := resttest.Start(t, github.New(), github.SeedExample)
+	c := client(t, env)
+	ctx := context.Background()
+
+	res, _, err := c.Search.Issues(ctx, `repo:acme/api is:issue label:bug "POST /orders"`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GetTotal() != 1 || res.GetIncompleteResults() || len(res.Issues) != 1 || res.Issues[0].GetNumber() != 1 {
+		t.Fatalf("issues: %+v", res)
+	}
+	prs, _, err := c.Search.Issues(ctx, "repo:acme/api is:pr is:open", nil)
+	if err != nil || len(prs.Issues) != 1 || !prs.Issues[0].IsPullRequest() {
+		t.Fatalf("pull requests: %v %+v", err, prs)
+	}
+	// Paging through Link, one hit per page.
+	var seen []int
+	opt := &gh.SearchOptions{Sort: "created", Order: "asc", ListOptions: gh.ListOptions{PerPage: 1}}
+	for {
+		page, resp, err := c.Search.Issues(ctx, "repo:acme/api", opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.GetTotal() != 4 {
+			t.Errorf("total_count %d on every page", page.GetTotal())
+		}
+		for _, is := range page.Issues {
+			seen = append(seen, is.GetNumber())
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		if resp.LastPage != 0 && resp.LastPage != 4 {
+			t.Errorf("last page %d", resp.LastPage)
+		}
+		opt.Page = resp.NextPage
+	}
+	if fmt.Sprint(seen) != "[1 2 3 4]" {
+		t.Errorf("paged %v", seen)
+	}
+	// A repository that does not exist is GitHub's 422.
+	_, _, err = c.Search.Issues(ctx, "repo:acme/nope bug", nil)
+	var er *gh.ErrorResponse
+	if !errors.As(err, &er) || er.Response.StatusCode != 422 || len(er.Errors) != 1 || er.Errors[0].Field != "q" || er.Errors[0].Code != "invalid" || er.Errors[0].Message == "" {
+		t.Errorf("unknown repo: %v", err)
+	}
+
+	repos, _, err := c.Search.Repositories(ctx, "topic:orders", nil)
+	if err != nil || repos.GetTotal() != 1 || repos.Repositories[0].GetFullName() != "acme/api" {
+		t.Errorf("repositories: %v %+v", err, repos)
+	}
+	code, _, err := c.Search.Code(ctx, "CreateOrder repo:acme/api", nil)
+	if err != nil || code.GetTotal() != 1 {
+		t.Fatalf("code: %v %+v", err, code)
+	}
+	if hit := code.CodeResults[0]; hit.GetPath() != "orders.go" || hit.GetName() != "orders.go" || hit.GetSHA() == "" || hit.GetRepository().GetFullName() != "acme/api" {
+		t.Errorf("code hit: %+v", hit)
+	}
+	users, _, err := c.Search.Users(ctx, "alice", nil)
+	if err != nil || users.GetTotal() != 1 || users.Users[0].GetLogin() != "alice" {
+		t.Errorf("users: %v %+v", err, users)
+	}
+	commits, _, err := c.Search.Commits(ctx, "repo:acme/api merge:true", nil)
+	if err != nil || commits.GetTotal() != 1 || commits.Commits[0].GetRepository().GetFullName() != "acme/api" || !strings.HasPrefix(commits.Commits[0].GetCommit().GetMessage(), "Merge pull request #4") {
+		t.Errorf("commits: %v %+v", err, commits)
+	}
+	if _, _, err := c.Search.Code(ctx, "", nil); apiStatus(err) != 422 {
+		t.Errorf("empty query: %v", err)
 	}
 }
