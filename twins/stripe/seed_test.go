@@ -117,7 +117,7 @@ func TestSeedErrors(t *testing.T) {
 	cases := map[string]struct{ seed, path string }{
 		"unknown key":               {`{"customers":[],"accounts":[]}`, "/accounts"},
 		"not a list":                {`{"customers":{"id":"cus_a"}}`, "/customers"},
-		"nested wrong type":         {`{"balance":{"available":[{"amount":"lots","currency":"usd"}]}}`, "/balance/available/amount"},
+		"nested wrong type":         {`{"balance":{"available":[{"amount":"lots","currency":"usd"}]}}`, "/balance/available/0/amount"},
 		"unknown nested key":        {`{"customers":[{"email":"a@example.com","colour":"red"}]}`, "/customers/0/colour"},
 		"wrong type":                {`{"customers":[{"email":42}]}`, "/customers/0/email"},
 		"bad customer id prefix":    {`{"customers":[{"id":"alice"}]}`, "/customers/0/id"},
