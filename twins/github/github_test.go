@@ -146,7 +146,7 @@ func TestSeedErrors(t *testing.T) {
 		name, seed, path string
 	}{
 		{"unknown key", `{"repos":[],"colour":1}`, "/colour"},
-		{"wrong type", `{"users":[{"login":5}]}`, "/users/login"},
+		{"wrong type", `{"users":[{"login":5}]}`, "/users/0/login"},
 		{"bad login", `{"users":[{"login":"-x"}]}`, "/users/0/login"},
 		{"duplicate user", `{"users":[{"login":"a"},{"login":"A"}]}`, "/users/1/login"},
 		{"org member unknown", `{"orgs":[{"login":"acme","members":["zed"]}]}`, "/orgs/0/members/0"},
