@@ -106,7 +106,9 @@ func TestRESTAndMCPAgree(t *testing.T) {
 		var id string
 		st, body := env.Do(t, "GET", "/gmail/v1/users/me/messages?q=from:alice", "", nil)
 		var list struct {
-			Messages []struct{ ID string `json:"id"` } `json:"messages"`
+			Messages []struct {
+				ID string `json:"id"`
+			} `json:"messages"`
 		}
 		json.Unmarshal(body, &list)
 		if st != 200 || len(list.Messages) != 1 {
