@@ -190,7 +190,7 @@ func (d *dataPlane) serveTaped(w http.ResponseWriter, r *http.Request, tw *twins
 // bindingHandler adapts one REST binding to its action.
 func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Binding) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := twins.WithTransport(r.Context(), twins.TransportREST)
+		ctx := twins.WithHeaders(twins.WithTransport(r.Context(), twins.TransportREST), r.Header)
 		twins.CallFrom(ctx).SetTool(a.Name())
 		vars := mux.Vars(r)
 		delete(vars, "pome_sid")

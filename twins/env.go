@@ -2,6 +2,7 @@ package twins
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -122,4 +123,25 @@ func WithTransport(ctx context.Context, t string) context.Context {
 func TransportFrom(ctx context.Context) string {
 	t, _ := ctx.Value(transportKey{}).(string)
 	return t
+}
+
+type headersKey struct{}
+
+// WithHeaders gives handlers read access to the vendor request headers of a
+// REST call (MCP calls have none).
+func WithHeaders(ctx context.Context, h map[string][]string) context.Context {
+	return context.WithValue(ctx, headersKey{}, h)
+}
+
+// Header returns a request header of the call (case-insensitive name), or
+// "". Few vendor behaviours need one: Stripe's Idempotency-Key and
+// Stripe-Version, say.
+func Header(ctx context.Context, name string) string {
+	h, _ := ctx.Value(headersKey{}).(map[string][]string)
+	for k, vs := range h {
+		if len(vs) > 0 && strings.EqualFold(k, name) {
+			return vs[0]
+		}
+	}
+	return ""
 }
