@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pomehq/pome/tape"
 )
@@ -70,14 +71,15 @@ type Check struct {
 	// failed assertion.
 	Eval func(in *Input, args map[string]string) (Result, error) `json:"-"`
 
-	matcher *regexp.Regexp
+	matchOnce sync.Once
+	matcher   *regexp.Regexp
 }
 
 // Common parameter types, shared so that templates read alike across twins.
 var (
 	ParamRepo    = Param{Name: "repo", Type: "repo", Pattern: `[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+`, Example: "acme/api"}
 	ParamNumber  = Param{Name: "number", Type: "integer", Pattern: `[0-9]+`, Example: "1"}
-	ParamLabel   = Param{Name: "label", Type: "string", Pattern: `[^`+"`"+`]+`, Example: "bug"}
+	ParamLabel   = Param{Name: "label", Type: "string", Pattern: `[^` + "`" + `]+`, Example: "bug"}
 	ParamUser    = Param{Name: "user", Type: "login", Pattern: `[A-Za-z0-9-]+`, Example: "alice"}
 	ParamText    = Param{Name: "text", Type: "string", Pattern: `[^"]*`, Example: "acme/api#1"}
 	ParamChannel = Param{Name: "channel", Type: "channel", Pattern: `[^"]+`, Example: "general"}
@@ -96,9 +98,8 @@ func (c *Check) Render(args map[string]string) string {
 // Match binds a criterion text to this check's template, returning the
 // arguments it carries, or false when the text is not this check's.
 func (c *Check) Match(text string) (map[string]string, bool) {
-	if c.matcher == nil {
-		c.matcher = compileTemplate(c)
-	}
+	// Checks are shared package-level data read by concurrent graders.
+	c.matchOnce.Do(func() { c.matcher = compileTemplate(c) })
 	m := c.matcher.FindStringSubmatch(strings.TrimSpace(text))
 	if m == nil {
 		return nil, false
@@ -178,8 +179,12 @@ func (c *Check) Evaluate(in *Input, args map[string]string) (Result, error) {
 }
 
 // Pass and Fail build results.
-func Pass(reason string, ev Evidence) Result { return Result{Passed: true, Reason: reason, Evidence: ev} }
-func Fail(reason string, ev Evidence) Result { return Result{Passed: false, Reason: reason, Evidence: ev} }
+func Pass(reason string, ev Evidence) Result {
+	return Result{Passed: true, Reason: reason, Evidence: ev}
+}
+func Fail(reason string, ev Evidence) Result {
+	return Result{Passed: false, Reason: reason, Evidence: ev}
+}
 
 // World casts a check input's world to the twin's type.
 func World[W any](w any) (*W, error) {
