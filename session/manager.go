@@ -417,7 +417,7 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 	err := m.Store.Update(ctx, sb, tw, write, func(world any) (bool, error) {
 		var err error
 		out, err = a.Run(ctx, world, in)
-		return err == nil && write && call.Mutated(), err
+		return write && call.Mutated(), err
 	})
 	if errors.Is(err, ErrNotFound) {
 		return nil, twins.Errorf(twins.NotFound, "not_found", "sandbox is gone")

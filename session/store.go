@@ -126,8 +126,9 @@ type Store interface {
 
 	// Update runs fn on the twin's current world. With write, a run that
 	// reports mutated is persisted so that no concurrent update is lost
-	// (fn may run more than once on backends that retry); without write,
-	// fn must not change the world.
+	// (fn may run more than once on backends that retry), and fn's error
+	// is returned after; a run that errs without reporting mutated
+	// persists nothing. Without write, fn must not change the world.
 	Update(ctx context.Context, sb *Sandbox, twin *twins.Twin, write bool, fn UpdateFunc) error
 	// State returns the twin's current world document.
 	State(ctx context.Context, sb *Sandbox, twin string) ([]byte, error)

@@ -40,6 +40,7 @@ func EnvFrom(ctx context.Context) *Env {
 // transports need to know (for the tape) but that is not part of the output.
 type Call struct {
 	unchanged atomic.Bool
+	keep      atomic.Bool
 	invoked   atomic.Bool
 	mutated   atomic.Bool
 	tool      atomic.Pointer[string]
@@ -66,6 +67,16 @@ func Unchanged(ctx context.Context) {
 	}
 }
 
+// KeepOnError is called by a handler that fails yet must keep what it
+// changed — Stripe's card decline records the failed charge and the
+// PaymentIntent's last_payment_error and still answers 402. The store then
+// persists the world and the tape reads state_mutation=true.
+func KeepOnError(ctx context.Context) {
+	if c := CallFrom(ctx); c != nil {
+		c.keep.Store(true)
+	}
+}
+
 // Mutated reports whether the call changed its twin's state.
 func (c *Call) Mutated() bool { return c != nil && c.mutated.Load() }
 
@@ -88,14 +99,18 @@ func (c *Call) SetTool(name string) {
 	}
 }
 
-// finish records the outcome of a handler run. Only a successful write that
-// did not declare itself unchanged counts as a mutation.
+// finish records the outcome of a handler run. A write counts as a
+// mutation when it succeeded without declaring itself unchanged, or when it
+// failed but asked to keep its changes.
 func (c *Call) finish(effect Effect, err error) {
 	if c == nil {
 		return
 	}
 	c.invoked.Store(true)
-	if err == nil && effect != Read && !c.unchanged.Load() {
+	if effect == Read || c.unchanged.Load() {
+		return
+	}
+	if err == nil || c.keep.Load() {
 		c.mutated.Store(true)
 	}
 }
