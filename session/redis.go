@@ -1,0 +1,652 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/pomehq/pome/tape"
+	"github.com/pomehq/pome/twins"
+)
+
+// RedisStore keeps sandboxes, twin worlds and tapes in Redis, so that any
+// number of replicas can serve any sandbox: nothing about a sandbox lives
+// only in one process. Every key of a sandbox expires with it (see
+// rediskeys.go for the layout).
+type RedisStore struct {
+	rdb   redis.UniversalClient
+	now   func() time.Time
+	locks keyedLocks
+}
+
+const (
+	// leaseTTL bounds how long a replica that died mid-update blocks the
+	// twin's other writers. A live writer never needs it: updates take
+	// milliseconds, and one that outlives its lease is caught by the state
+	// version and rerun.
+	leaseTTL = 5 * time.Second
+	// leaseBackoffMax caps the wait between attempts to take a lease another
+	// replica holds, so a busy twin is retried often enough to stay fair.
+	leaseBackoffMax = 20 * time.Millisecond
+	// indexKeep is how long a team's index remembers a sandbox past its
+	// expiry (as the memory store's sweep does).
+	indexKeep = 7 * 24 * time.Hour
+)
+
+// NewRedisStore returns a store on client, which it owns from then on (Close
+// closes it). now is the wall clock (nil: time.Now); key expiry itself runs
+// on the Redis server's clock.
+func NewRedisStore(client redis.UniversalClient, now func() time.Time) *RedisStore {
+	if now == nil {
+		now = time.Now
+	}
+	return &RedisStore{rdb: client, now: now, locks: keyedLocks{m: map[string]*keyedLock{}}}
+}
+
+// OpenRedis connects to the Redis server named by a redis:// or rediss://
+// (TLS) URL. It does not dial: the first command does.
+func OpenRedis(url string) (redis.UniversalClient, error) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	return redis.NewClient(opts), nil
+}
+
+// teamStopScript takes a stopped sandbox out of its team's open set and
+// records it as stopped in the index, unless a concurrent Discard already
+// removed it there (which must not be undone).
+// KEYS: open, index. ARGV: id, summary JSON.
+var teamStopScript = redis.NewScript(`
+redis.call('ZREM', KEYS[1], ARGV[1])
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
+return 1
+`)
+
+// luaExpiry finds the absolute expiry (Unix ms) of a key: every write to a
+// twin's keys takes its expiry from the sandbox's meta key rather than from
+// the caller's copy of the Sandbox, which may predate a Stop that moved the
+// sandbox's retention. PEXPIRETIME needs Redis 7; older servers derive it
+// from PTTL. Returns -2 when the key is gone, -1 when it has no expiry.
+const luaExpiry = `
+local function expiry(key)
+  local at = redis.pcall('PEXPIRETIME', key)
+  if type(at) == 'number' then return at end
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then return ttl end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + ttl
+end
+`
+
+// createScript writes a sandbox's keys, refusing an id already in use.
+// KEYS: meta, then per twin state, seed, tape, tapeseq.
+// ARGV: retain-until ms, meta JSON, then per twin its seed document.
+var createScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local at = ARGV[1]
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('PEXPIREAT', KEYS[1], at)
+local doc = 3
+for i = 2, #KEYS, 4 do
+  redis.call('DEL', KEYS[i+2], KEYS[i+3])
+  redis.call('HSET', KEYS[i], 'doc', ARGV[doc], 'ver', 1)
+  redis.call('PEXPIREAT', KEYS[i], at)
+  redis.call('SET', KEYS[i+1], ARGV[doc])
+  redis.call('PEXPIREAT', KEYS[i+1], at)
+  doc = doc + 1
+end
+return 1
+`)
+
+// quotaScript admits a sandbox into its team: it drops expired members of
+// the open set and counts the rest in the same step that adds the new one,
+// so concurrent creates can never overshoot the quota.
+// KEYS: open, usage, index. ARGV: now ms, quota, id, expires ms, twin count,
+// summary JSON.
+var quotaScript = redis.NewScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local quota = tonumber(ARGV[2])
+if quota > 0 and redis.call('ZCARD', KEYS[1]) >= quota then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
+redis.call('HINCRBY', KEYS[2], '` + usageCreated + `', 1)
+redis.call('HINCRBY', KEYS[2], '` + usageTwins + `', ARGV[5])
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[6])
+return 1
+`)
+
+// stopScript swaps the meta record if nobody changed it since it was read,
+// and moves every key of the sandbox to the new retention in the same step.
+// KEYS: meta, then every twin key. ARGV: meta as read, new meta, retain ms.
+var stopScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if not cur then return -1 end
+if cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+for i = 1, #KEYS do redis.call('PEXPIREAT', KEYS[i], ARGV[3]) end
+return 1
+`)
+
+// lockReadScript takes a twin's lease and reads its world in one round
+// trip. KEYS: lock, state. ARGV: token, lease ms. Returns 0 while another
+// replica holds the lease, else the state's doc and version (nil when gone).
+var lockReadScript = redis.NewScript(`
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+return redis.call('HMGET', KEYS[2], 'doc', 'ver')
+`)
+
+// saveScript stores a twin's world if its version is still the one the
+// update read, and drops the writer's lease in the same round trip. A writer
+// whose lease lapsed mid-update gets 0 and reruns instead of overwriting a
+// newer state.
+// KEYS: meta, state, lock. ARGV: version read, document, lease token.
+var saveScript = redis.NewScript(luaExpiry + `
+if redis.call('GET', KEYS[3]) == ARGV[3] then redis.call('DEL', KEYS[3]) end
+local at = expiry(KEYS[1])
+if at == -2 then return -1 end
+if at < 0 then return redis.error_reply('sandbox meta without expiry') end
+local ver = redis.call('HGET', KEYS[2], 'ver')
+if not ver then return -1 end
+if ver ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], 'doc', ARGV[2])
+redis.call('HINCRBY', KEYS[2], 'ver', 1)
+redis.call('PEXPIREAT', KEYS[2], at)
+return 1
+`)
+
+// appendScript hands out the next seq and stores the row with it in one
+// step, so seqs are gap-free and ordered across replicas. The row arrives
+// without its leading seq field, which is spliced in here.
+// KEYS: meta, state, tapeseq, tape. ARGV: row JSON after `{"seq":0,`.
+var appendScript = redis.NewScript(luaExpiry + `
+local at = expiry(KEYS[1])
+if at == -2 or redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+if at < 0 then return redis.error_reply('sandbox meta without expiry') end
+local seq = redis.call('INCR', KEYS[3])
+redis.call('RPUSH', KEYS[4], '{"seq":' .. seq .. ',' .. ARGV[1])
+redis.call('PEXPIREAT', KEYS[3], at)
+redis.call('PEXPIREAT', KEYS[4], at)
+return seq
+`)
+
+// releaseScript drops a lease only if it is still ours: after it lapsed,
+// another replica may hold the key.
+var releaseScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`)
+
+func notFound(err error) error {
+	if errors.Is(err, redis.Nil) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// Create writes the sandbox's keys first (refusing a duplicate id), then
+// takes a slot of the team's quota in one script on the team's keys, and
+// deletes the sandbox again if the quota refuses it.
+func (s *RedisStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]SeedWorld, quota int) error {
+	meta, err := json.Marshal(sb)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(worlds))
+	for name := range worlds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	keys := sandboxKeys(sb.ID, names)
+	args := []any{sb.RetainUntil.UnixMilli(), meta}
+	for _, name := range names {
+		args = append(args, worlds[name].Doc)
+	}
+	created, err := createScript.Run(ctx, s.rdb, keys, args...).Int()
+	if err != nil {
+		return fmt.Errorf("redis create: %w", err)
+	}
+	if created == 0 {
+		return ErrExists
+	}
+
+	// The sandbox keys and the team keys live in different slots, so the
+	// quota is taken second and undone by deleting the sandbox if refused;
+	// until then nobody knows the new id.
+	summary, err := json.Marshal(summaryOf(sb))
+	if err != nil {
+		return err
+	}
+	admitted, err := quotaScript.Run(ctx, s.rdb,
+		[]string{teamOpenKey(sb.Team), teamUsageKey(sb.Team), teamIndexKey(sb.Team)},
+		s.now().UnixMilli(), quota, sb.ID, sb.ExpiresAt.UnixMilli(), len(sb.Twins), summary).Int()
+	if err == nil && admitted == 1 {
+		return nil
+	}
+	s.rdb.Del(context.WithoutCancel(ctx), append(keys, lockKeys(sb.ID, names)...)...)
+	if err != nil {
+		return fmt.Errorf("redis quota: %w", err)
+	}
+	return ErrQuota
+}
+
+func lockKeys(id string, twinNames []string) []string {
+	out := make([]string, len(twinNames))
+	for i, t := range twinNames {
+		out[i] = lockKey(id, t)
+	}
+	return out
+}
+
+// getMeta returns the stored record and its raw JSON (for compare-and-swap).
+func (s *RedisStore) getMeta(ctx context.Context, id string) (*Sandbox, string, error) {
+	raw, err := s.rdb.Get(ctx, metaKey(id)).Result()
+	if err != nil {
+		return nil, "", notFound(err)
+	}
+	var sb Sandbox
+	if err := json.Unmarshal([]byte(raw), &sb); err != nil {
+		return nil, "", fmt.Errorf("sandbox %s: %w", id, err)
+	}
+	// Key expiry runs on the server's clock; agree with this process's
+	// clock too, as the memory store does.
+	if !s.now().Before(sb.RetainUntil) {
+		return nil, "", ErrNotFound
+	}
+	return &sb, raw, nil
+}
+
+// Get reads the sandbox record; it is gone with its keys.
+func (s *RedisStore) Get(ctx context.Context, id string) (*Sandbox, error) {
+	sb, _, err := s.getMeta(ctx, id)
+	return sb, err
+}
+
+// List reads the team index, taking each live sandbox from its record and
+// each gone one from its summary, and forgets entries a week past expiry.
+func (s *RedisStore) List(ctx context.Context, team string) ([]*Sandbox, error) {
+	index, err := s.rdb.HGetAll(ctx, teamIndexKey(team)).Result()
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(index))
+	for id := range index {
+		ids = append(ids, id)
+	}
+	// Each meta key is in its own slot: a pipeline (which a cluster client
+	// splits per node), not MGET.
+	metas := make([]*redis.StringCmd, len(ids))
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			metas[i] = p.Get(ctx, metaKey(id))
+		}
+		return nil
+	}); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	now := s.now()
+	out := make([]*Sandbox, 0, len(ids))
+	var prune []string
+	for i, id := range ids {
+		if raw, err := metas[i].Result(); err == nil {
+			var sb Sandbox
+			if json.Unmarshal([]byte(raw), &sb) == nil && sb.Team == team && now.Before(sb.RetainUntil) {
+				out = append(out, &sb)
+				continue
+			}
+		}
+		var sum Summary
+		if err := json.Unmarshal([]byte(index[id]), &sum); err != nil {
+			prune = append(prune, id)
+			continue
+		}
+		if now.Sub(sum.ExpiresAt) > indexKeep {
+			prune = append(prune, id)
+			continue
+		}
+		out = append(out, fromSummary(team, sum))
+	}
+	if len(prune) > 0 {
+		// Lazy housekeeping: a failure only means the entries stay a while.
+		s.rdb.HDel(ctx, teamIndexKey(team), prune...)
+	}
+	sortNewestFirst(out)
+	return out, nil
+}
+
+// Stop swaps the record with compare-and-set, moving every key of the
+// sandbox to retainUntil in the same script, then frees the quota slot.
+func (s *RedisStore) Stop(ctx context.Context, id string, at, retainUntil time.Time) (*Sandbox, error) {
+	for {
+		sb, raw, err := s.getMeta(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if sb.State != StateReady {
+			return sb, nil
+		}
+		stoppedAt := at.UTC()
+		sb.State = StateStopped
+		sb.StoppedAt = &stoppedAt
+		sb.RetainUntil = retainUntil
+		next, err := json.Marshal(sb)
+		if err != nil {
+			return nil, err
+		}
+		res, err := stopScript.Run(ctx, s.rdb, sandboxKeys(id, sb.Twins), raw, next, retainUntil.UnixMilli()).Int()
+		if err != nil {
+			return nil, fmt.Errorf("redis stop: %w", err)
+		}
+		switch res {
+		case -1:
+			return nil, ErrNotFound
+		case 0:
+			// Another replica changed the record (stopped it, most likely):
+			// read it again.
+			continue
+		}
+		summary, err := json.Marshal(summaryOf(sb))
+		if err != nil {
+			return nil, err
+		}
+		if err := teamStopScript.Run(ctx, s.rdb, []string{teamOpenKey(sb.Team), teamIndexKey(sb.Team)}, id, summary).Err(); err != nil {
+			return nil, fmt.Errorf("redis stop: team index: %w", err)
+		}
+		return sb, nil
+	}
+}
+
+// Discard deletes every key of the sandbox and its team index entry.
+func (s *RedisStore) Discard(ctx context.Context, id string) error {
+	raw, err := s.rdb.Get(ctx, metaKey(id)).Result()
+	if err != nil {
+		return notFound(err)
+	}
+	var sb Sandbox
+	if err := json.Unmarshal([]byte(raw), &sb); err != nil {
+		return fmt.Errorf("sandbox %s: %w", id, err)
+	}
+	keys := append(sandboxKeys(id, sb.Twins), lockKeys(id, sb.Twins)...)
+	if err := s.rdb.Del(ctx, keys...).Err(); err != nil {
+		return fmt.Errorf("redis discard: %w", err)
+	}
+	if _, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZRem(ctx, teamOpenKey(sb.Team), id)
+		p.HDel(ctx, teamIndexKey(sb.Team), id)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("redis discard: team index: %w", err)
+	}
+	return nil
+}
+
+// Update runs fn on a private decoded copy of the twin's world. A write is
+// serialised per twin by an in-process lock, a Redis lease across replicas,
+// and a version check on save; fn reruns if the version moved on.
+func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, write bool, fn UpdateFunc) error {
+	if !write {
+		doc, err := s.rdb.HGet(ctx, stateKey(sb.ID, tw.Name), "doc").Bytes()
+		if err != nil {
+			return notFound(err)
+		}
+		world, err := tw.DecodeWorld(doc)
+		if err != nil {
+			return fmt.Errorf("%s state: %w", tw.Name, err)
+		}
+		_, err = fn(world)
+		return err
+	}
+
+	// Writers of one process queue here, so only one of them at a time
+	// competes with other replicas for the Redis lease.
+	unlock, err := s.locks.lock(ctx, sb.ID+"\x00"+tw.Name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	for {
+		saved, err := s.writeOnce(ctx, sb, tw, fn)
+		if saved || err != nil {
+			return err
+		}
+	}
+}
+
+// writeOnce takes the twin's lease, runs fn on the stored world and saves
+// it. It reports false when the state moved on since it was read (the lease
+// lapsed mid-update), so the caller reruns fn on the newer state.
+func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin, fn UpdateFunc) (bool, error) {
+	lock, key := lockKey(sb.ID, tw.Name), stateKey(sb.ID, tw.Name)
+	token, vals, err := s.lockRead(ctx, lock, key)
+	if err != nil {
+		return false, err
+	}
+	held := true
+	defer func() {
+		if held {
+			// Release even when the caller's request was cancelled (or fn
+			// panicked), or every other writer waits out the lease.
+			releaseScript.Run(context.WithoutCancel(ctx), s.rdb, []string{lock}, token)
+		}
+	}()
+	doc, ok1 := vals[0].(string)
+	ver, ok2 := vals[1].(string)
+	if !ok1 || !ok2 {
+		return false, ErrNotFound
+	}
+	world, err := tw.DecodeWorld([]byte(doc))
+	if err != nil {
+		return false, fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	mutated, err := fn(world)
+	if err != nil || !mutated {
+		return true, err
+	}
+	out, err := json.Marshal(world)
+	if err != nil {
+		return false, fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	res, err := saveScript.Run(ctx, s.rdb, []string{metaKey(sb.ID), key, lock}, ver, out, token).Int()
+	if err != nil {
+		return false, fmt.Errorf("redis save: %w", err)
+	}
+	held = false
+	switch res {
+	case 1:
+		return true, nil
+	case 0:
+		return false, nil
+	default:
+		return false, ErrNotFound
+	}
+}
+
+// lockRead takes the twin's Redis lease, waiting while another replica
+// holds it, and returns its token with the state's doc and version.
+func (s *RedisStore) lockRead(ctx context.Context, lock, state string) (string, []any, error) {
+	token := randomString(22, base62)
+	wait := 500 * time.Microsecond
+	for {
+		res, err := lockReadScript.Run(ctx, s.rdb, []string{lock, state}, token, leaseTTL.Milliseconds()).Result()
+		if err != nil {
+			return "", nil, fmt.Errorf("redis lease: %w", err)
+		}
+		if vals, ok := res.([]any); ok && len(vals) == 2 {
+			return token, vals, nil
+		}
+		// Jitter keeps the replicas that wait from retrying in lockstep.
+		t := time.NewTimer(wait/2 + rand.N(wait))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", nil, ctx.Err()
+		case <-t.C:
+		}
+		wait = min(wait*2, leaseBackoffMax)
+	}
+}
+
+// State returns the stored world document.
+func (s *RedisStore) State(ctx context.Context, sb *Sandbox, twin string) ([]byte, error) {
+	doc, err := s.rdb.HGet(ctx, stateKey(sb.ID, twin), "doc").Bytes()
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return doc, nil
+}
+
+// Seed returns the seed world document.
+func (s *RedisStore) Seed(ctx context.Context, sb *Sandbox, twin string) ([]byte, error) {
+	doc, err := s.rdb.Get(ctx, seedKey(sb.ID, twin)).Bytes()
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return doc, nil
+}
+
+// seqPrefix is how a row with seq 0 starts when encoded; the append script
+// puts the real seq in its place.
+var seqPrefix = []byte(`{"seq":0,`)
+
+// Append stores the row with the next seq of the twin's tape, handed out
+// by the same script that stores it.
+func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (int64, error) {
+	r := *row
+	r.Seq = 0
+	data, err := json.Marshal(&r)
+	if err != nil {
+		return 0, err
+	}
+	if !bytes.HasPrefix(data, seqPrefix) {
+		return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data)
+	}
+	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin)}
+	seq, err := appendScript.Run(ctx, s.rdb, keys, data[len(seqPrefix):]).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("redis append: %w", err)
+	}
+	if seq < 0 {
+		return 0, ErrNotFound
+	}
+	row.Seq = seq
+	return seq, nil
+}
+
+// Tape reads rows by list index: seq N is at index N-1.
+func (s *RedisStore) Tape(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([]tape.Row, error) {
+	after = max(after, 0)
+	stop := int64(-1)
+	if limit > 0 {
+		stop = after + int64(limit) - 1
+	}
+	var exists *redis.IntCmd
+	var rows *redis.StringSliceCmd
+	// A twin with no rows yet has no tape key; the state key tells an empty
+	// tape from a sandbox or twin that is gone.
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		exists = p.Exists(ctx, stateKey(sb.ID, twin))
+		rows = p.LRange(ctx, tapeKey(sb.ID, twin), after, stop)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if exists.Val() == 0 {
+		return nil, ErrNotFound
+	}
+	out := make([]tape.Row, len(rows.Val()))
+	for i, raw := range rows.Val() {
+		if err := json.Unmarshal([]byte(raw), &out[i]); err != nil {
+			return nil, fmt.Errorf("tape row: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// Usage reads the team's counters; open counts the unexpired members of the
+// team's open set.
+func (s *RedisStore) Usage(ctx context.Context, team string) (Usage, error) {
+	var open *redis.IntCmd
+	var counters *redis.SliceCmd
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		open = p.ZCount(ctx, teamOpenKey(team), "("+strconv.FormatInt(s.now().UnixMilli(), 10), "+inf")
+		counters = p.HMGet(ctx, teamUsageKey(team), usageCreated, usageTwins, usageEvals)
+		return nil
+	}); err != nil {
+		return Usage{}, err
+	}
+	n := make([]int, 3)
+	for i, v := range counters.Val() {
+		if s, ok := v.(string); ok {
+			n[i], _ = strconv.Atoi(s)
+		}
+	}
+	return Usage{Team: team, SandboxesOpen: int(open.Val()), SandboxesCreated: n[0], TwinsStarted: n[1], Evals: n[2]}, nil
+}
+
+// CountEval adds one evaluation to the team's usage.
+func (s *RedisStore) CountEval(ctx context.Context, team string) error {
+	return s.rdb.HIncrBy(ctx, teamUsageKey(team), usageEvals, 1).Err()
+}
+
+// Ping fails when Redis is unreachable.
+func (s *RedisStore) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
+
+// Close closes the client the store was given.
+func (s *RedisStore) Close() error { return s.rdb.Close() }
+
+// keyedLocks are mutexes made on demand per key and dropped once nobody
+// holds or waits for them, so a long-running process does not keep one per
+// sandbox it ever served. Waiting honours the context, unlike sync.Mutex.
+type keyedLocks struct {
+	mu sync.Mutex
+	m  map[string]*keyedLock
+}
+
+type keyedLock struct {
+	held chan struct{}
+	refs int // holders and waiters; guarded by keyedLocks.mu
+}
+
+func (l *keyedLocks) lock(ctx context.Context, key string) (func(), error) {
+	l.mu.Lock()
+	e := l.m[key]
+	if e == nil {
+		e = &keyedLock{held: make(chan struct{}, 1)}
+		l.m[key] = e
+	}
+	e.refs++
+	l.mu.Unlock()
+	select {
+	case e.held <- struct{}{}:
+		return func() {
+			<-e.held
+			l.drop(key, e)
+		}, nil
+	case <-ctx.Done():
+		l.drop(key, e)
+		return nil, ctx.Err()
+	}
+}
+
+func (l *keyedLocks) drop(key string, e *keyedLock) {
+	l.mu.Lock()
+	e.refs--
+	if e.refs == 0 {
+		delete(l.m, key)
+	}
+	l.mu.Unlock()
+}
+
+func (l *keyedLocks) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.m)
+}
