@@ -160,16 +160,25 @@ func subtreeSHA(tree map[string]string, dir string) string {
 }
 
 // CreateOrUpdateFileIn is create_or_update_file's input. Over MCP content
-// is the file's text, as github-mcp-server takes it; the REST binding sets
-// encoding to base64, as GitHub's REST API sends it.
+// is the file's text, as github-mcp-server takes it; over REST it is
+// base64, as GitHub's REST API takes it.
 type CreateOrUpdateFileIn struct {
 	RepoRef
-	Path     string `json:"path" jsonschema:"Path where to create/update the file"`
-	Content  string `json:"content" jsonschema:"Content of the file, exactly as it should appear once written"`
-	Message  string `json:"message" jsonschema:"Commit message"`
-	Branch   string `json:"branch,omitempty" jsonschema:"Branch to create/update the file in (default: the default branch)"`
-	SHA      string `json:"sha,omitempty" jsonschema:"The blob SHA of the file being replaced. Required if the file already exists."`
-	Encoding string `json:"encoding,omitempty" jsonschema:"Encoding of content: utf-8 (default) or base64"`
+	Path    string `json:"path" jsonschema:"Path where to create/update the file"`
+	Content string `json:"content" jsonschema:"Content of the file, exactly as it should appear once written"`
+	Message string `json:"message" jsonschema:"Commit message"`
+	Branch  string `json:"branch,omitempty" jsonschema:"Branch to create/update the file in (default: the default branch)"`
+	SHA     string `json:"sha,omitempty" jsonschema:"The blob SHA of the file being replaced. Required if the file already exists."`
+}
+
+// contentStatus is GitHub's contents PUT status: 201 when the file is new,
+// 200 when it replaced one (a successful write names a sha exactly when the
+// file existed).
+func contentStatus(in, _ any) int {
+	if i, ok := in.(CreateOrUpdateFileIn); ok && i.SHA != "" {
+		return 200
+	}
+	return 201
 }
 
 var createOrUpdateFile = twins.New(twins.Spec{
@@ -177,7 +186,7 @@ var createOrUpdateFile = twins.New(twins.Spec{
 	Description: "Create or update a single file in a GitHub repository as one commit on a branch. Updating an existing file needs its current blob sha; a stale sha is a 409.",
 	Effect:      twins.Write,
 	Bindings: []twins.Binding{
-		{Method: "PUT", Path: "/repos/{owner}/{repo}/contents/{path:.+}", Fixed: map[string]any{"encoding": "base64"}},
+		{Method: "PUT", Path: "/repos/{owner}/{repo}/contents/{path:.+}", StatusOf: contentStatus},
 	},
 }, func(ctx context.Context, w *World, in CreateOrUpdateFileIn) (APIContentWrite, error) {
 	r, err := w.repo(in.Owner, in.Repo)
@@ -191,7 +200,7 @@ var createOrUpdateFile = twins.New(twins.Spec{
 		return APIContentWrite{}, invalid("Content", "message", "missing_field", "message is required").With("message", "Invalid request.\n\n\"message\" wasn't supplied.")
 	}
 	content := []byte(in.Content)
-	if in.Encoding == "base64" {
+	if twins.TransportFrom(ctx) == twins.TransportREST {
 		if content, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(in.Content, "\n", "")); err != nil {
 			return APIContentWrite{}, invalid("Content", "content", "invalid", "content is not valid Base64").With("message", "content is not valid Base64")
 		}
@@ -236,11 +245,10 @@ func writableBranch(r *Repo, name string) (*Branch, error) {
 // DeleteFileIn is delete_file's input.
 type DeleteFileIn struct {
 	RepoRef
-	Path       string `json:"path" jsonschema:"Path to the file to delete"`
-	Message    string `json:"message" jsonschema:"Commit message"`
-	Branch     string `json:"branch,omitempty" jsonschema:"Branch to delete the file from (default: the default branch)"`
-	SHA        string `json:"sha,omitempty" jsonschema:"The blob SHA of the file being deleted; a stale sha is refused"`
-	RequireSHA bool   `json:"require_sha,omitempty" jsonschema:"Refuse the delete without sha, as GitHub's REST API does"`
+	Path    string `json:"path" jsonschema:"Path to the file to delete"`
+	Message string `json:"message" jsonschema:"Commit message"`
+	Branch  string `json:"branch,omitempty" jsonschema:"Branch to delete the file from (default: the default branch)"`
+	SHA     string `json:"sha,omitempty" jsonschema:"The blob SHA of the file being deleted; a stale sha is refused"`
 }
 
 var deleteFile = twins.New(twins.Spec{
@@ -248,7 +256,7 @@ var deleteFile = twins.New(twins.Spec{
 	Description: "Delete a file from a GitHub repository as one commit on a branch.",
 	Effect:      twins.Destructive,
 	Bindings: []twins.Binding{
-		{Method: "DELETE", Path: "/repos/{owner}/{repo}/contents/{path:.+}", Fixed: map[string]any{"require_sha": true}},
+		{Method: "DELETE", Path: "/repos/{owner}/{repo}/contents/{path:.+}"},
 	},
 }, func(ctx context.Context, w *World, in DeleteFileIn) (APIContentWrite, error) {
 	r, err := w.repo(in.Owner, in.Repo)
@@ -258,7 +266,9 @@ var deleteFile = twins.New(twins.Spec{
 	if strings.TrimSpace(in.Message) == "" {
 		return APIContentWrite{}, invalid("Content", "message", "missing_field", "message is required").With("message", "Invalid request.\n\n\"message\" wasn't supplied.")
 	}
-	if in.RequireSHA && in.SHA == "" {
+	// GitHub's REST API requires sha; github-mcp-server takes none and
+	// deletes whatever the branch holds.
+	if twins.TransportFrom(ctx) == twins.TransportREST && in.SHA == "" {
 		return APIContentWrite{}, invalid("Content", "sha", "missing_field", "sha is required").With("message", "Invalid request.\n\n\"sha\" wasn't supplied.")
 	}
 	b, err := writableBranch(r, in.Branch)

@@ -95,16 +95,22 @@ func TestContents(t *testing.T) {
 	if put.Content.Path != "src/orders.go" || put.Commit.Message != "Add orders" || len(put.Commit.Parents) != 1 {
 		t.Errorf("put: %+v", put)
 	}
-	e := wantErr(t, w, "create_or_update_file", `{"owner":"acme","repo":"api","path":"src/orders.go","content":"cGFja2FnZSB4Cg==","encoding":"base64","message":"m"}`, twins.Unprocessable, "missing_field")
-	if e.Details["message"] != "Invalid request.\n\n\"sha\" wasn't supplied." {
+	e := callOver(t, w, twins.TransportREST, "create_or_update_file", `{"owner":"acme","repo":"api","path":"src/orders.go","content":"cGFja2FnZSB4Cg==","message":"m"}`).Err
+	if e == nil || e.Vendor != "missing_field" || e.Details["message"] != "Invalid request.\n\n\"sha\" wasn't supplied." {
 		t.Errorf("missing sha: %+v", e)
 	}
 	wantErr(t, w, "create_or_update_file", `{"owner":"acme","repo":"api","path":"src/orders.go","content":"x","message":"m","sha":"0000000000000000000000000000000000000000"}`, twins.Conflict, "conflict")
-	upd := mustCall(t, w, "create_or_update_file", fmt.Sprintf(`{"owner":"acme","repo":"api","path":"src/orders.go","content":"cGFja2FnZSB4Cg==","encoding":"base64","message":"m","sha":%q}`, put.Content.SHA)).Out.(APIContentWrite)
+	res := callOver(t, w, twins.TransportREST, "create_or_update_file", fmt.Sprintf(`{"owner":"acme","repo":"api","path":"src/orders.go","content":"cGFja2FnZSB4Cg==","message":"m","sha":%q}`, put.Content.SHA))
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	upd := res.Out.(APIContentWrite)
 	if upd.Content.SHA != blobSHA([]byte("package x\n")) {
 		t.Errorf("base64 update: %+v", upd.Content)
 	}
-	wantErr(t, w, "create_or_update_file", `{"owner":"acme","repo":"api","path":"a.txt","content":"!!!","encoding":"base64","message":"m"}`, twins.Unprocessable, "invalid")
+	if e := callOver(t, w, twins.TransportREST, "create_or_update_file", `{"owner":"acme","repo":"api","path":"a.txt","content":"!!!","message":"m"}`).Err; e == nil || e.Vendor != "invalid" {
+		t.Errorf("bad base64 over REST: %v", e)
+	}
 	wantErr(t, w, "create_or_update_file", `{"owner":"acme","repo":"api","path":"a.txt","content":"x","message":"m","branch":"nope"}`, twins.NotFound, "")
 	wantErr(t, w, "create_or_update_file", `{"owner":"acme","repo":"api","path":"../a.txt","content":"x","message":"m"}`, twins.Unprocessable, "invalid")
 	wantErr(t, w, "create_or_update_file", `{"owner":"acme","repo":"api","path":"a.txt","content":"x","message":""}`, twins.Unprocessable, "missing_field")
@@ -130,7 +136,9 @@ func TestContents(t *testing.T) {
 	wantErr(t, w, "get_file_contents", `{"owner":"acme","repo":"api","path":"README.md","ref":"nope"}`, twins.NotFound, "")
 
 	// Delete: REST requires sha; MCP does not.
-	wantErr(t, w, "delete_file", `{"owner":"acme","repo":"api","path":"README.md","message":"rm","require_sha":true}`, twins.Unprocessable, "missing_field")
+	if e := callOver(t, w, twins.TransportREST, "delete_file", `{"owner":"acme","repo":"api","path":"README.md","message":"rm"}`).Err; e == nil || e.Vendor != "missing_field" {
+		t.Errorf("delete without sha over REST: %v", e)
+	}
 	wantErr(t, w, "delete_file", `{"owner":"acme","repo":"api","path":"README.md","message":"rm","sha":"abc"}`, twins.Conflict, "")
 	wantErr(t, w, "delete_file", `{"owner":"acme","repo":"api","path":"nope","message":"rm"}`, twins.NotFound, "")
 	del := mustCall(t, w, "delete_file", `{"owner":"acme","repo":"api","path":"README.md","message":"rm readme"}`).Out.(APIContentWrite)

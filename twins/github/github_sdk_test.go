@@ -124,8 +124,12 @@ func TestSDKContentsAndMerge(t *testing.T) {
 	if apiStatus(err) != 409 {
 		t.Errorf("stale sha: %v", err)
 	}
-	if _, _, err := c.Repositories.UpdateFile(ctx, "acme", "api", "README.md", &gh.RepositoryContentFileOptions{Message: gh.Ptr("Fix readme"), Content: []byte("# api v2\n"), Branch: gh.Ptr("fix"), SHA: file.SHA}); err != nil {
-		t.Fatal(err)
+	if _, resp, err := c.Repositories.UpdateFile(ctx, "acme", "api", "README.md", &gh.RepositoryContentFileOptions{Message: gh.Ptr("Fix readme"), Content: []byte("# api v2\n"), Branch: gh.Ptr("fix"), SHA: file.SHA}); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("update: %v", err)
+	}
+	// A new file is 201 Created.
+	if _, resp, err := c.Repositories.CreateFile(ctx, "acme", "api", "NOTES.md", &gh.RepositoryContentFileOptions{Message: gh.Ptr("Add notes"), Content: []byte("notes\n"), Branch: gh.Ptr("fix")}); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %v %v", err, resp)
 	}
 	pr, _, err := c.PullRequests.Create(ctx, "acme", "api", &gh.NewPullRequest{Title: gh.Ptr("Fix readme"), Head: gh.Ptr("fix"), Base: gh.Ptr("main")})
 	if err != nil {
@@ -149,7 +153,7 @@ func TestSDKContentsAndMerge(t *testing.T) {
 		t.Errorf("merge twice: %v", err)
 	}
 	commits, _, err := c.Repositories.ListCommits(ctx, "acme", "api", nil)
-	if err != nil || len(commits) != 3 {
+	if err != nil || len(commits) != 4 { // initial, readme fix, notes, merge
 		t.Errorf("commits: %v %d", err, len(commits))
 	}
 }

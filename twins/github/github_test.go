@@ -201,3 +201,21 @@ func TestSeedMinimal(t *testing.T) {
 		t.Errorf("author defaults to me, got %q", r.Issues[0].User)
 	}
 }
+
+// callOver is call with the transport a REST or MCP request would carry,
+// for the few behaviours where GitHub's REST API and its MCP server differ.
+func callOver(t *testing.T, w *World, transport, name, args string) twinstest.Result {
+	t.Helper()
+	a, ok := New().Action(name)
+	if !ok {
+		t.Fatalf("no action %q", name)
+	}
+	ctx, c := twins.WithCall(twins.WithEnv(context.Background(), twinstest.Env("github")))
+	ctx = twins.WithTransport(ctx, transport)
+	in, err := a.Decode(json.RawMessage(args))
+	if err != nil {
+		return twinstest.Result{Err: twins.AsError(err)}
+	}
+	out, err := a.Run(ctx, w, in)
+	return twinstest.Result{Out: out, Err: twins.AsError(err), Mutated: c.Mutated()}
+}

@@ -69,7 +69,7 @@ var issueRead = twins.New(twins.Spec{
 // github-mcp-server spellings (state OPEN/CLOSED, orderBy, direction ASC/DESC).
 type ListIssuesIn struct {
 	RepoRef
-	State     string   `json:"state,omitempty" jsonschema:"Filter by state: open (default), closed or all"`
+	State     string   `json:"state,omitempty" jsonschema:"Filter by state: OPEN or CLOSED (open, closed or all over REST); by default both open and closed issues are returned over MCP, open ones over REST"`
 	Labels    []string `json:"labels,omitempty" jsonschema:"Filter by labels (issues must have all of them)"`
 	Assignee  string   `json:"assignee,omitempty" jsonschema:"Filter by assignee login; none for unassigned issues, * for any assignee"`
 	Creator   string   `json:"creator,omitempty" jsonschema:"Filter by the login of the issue's author"`
@@ -85,7 +85,7 @@ type ListIssuesIn struct {
 var listIssues = twins.New(twins.Spec{
 	Name:        "list_issues",
 	Title:       "List issues",
-	Description: "List issues in a GitHub repository, pull requests included (they carry a pull_request key). Filter by state, labels, assignee, creator, milestone and update time; sort by created, updated or comments.",
+	Description: "List issues in a GitHub repository. Filter by state, labels, assignee, creator, milestone and update time; sort by created, updated or comments. Over REST, pull requests are included (they carry a pull_request key), as GitHub's REST API does.",
 	Effect:      twins.Read,
 	Bindings: []twins.Binding{
 		{Method: "GET", Path: "/repos/{owner}/{repo}/issues", Rename: perPageRename, Shape: restShape, Headers: linkHeaders},
@@ -96,9 +96,15 @@ var listIssues = twins.New(twins.Spec{
 		return nil, err
 	}
 	state := strings.ToLower(in.State)
+	mcp := twins.TransportFrom(ctx) == twins.TransportMCP
 	switch state {
 	case "":
+		// Each surface's own default: GitHub's REST API lists open issues,
+		// github-mcp-server both open and closed ones.
 		state = "open"
+		if mcp {
+			state = "all"
+		}
 	case "open", "closed", "all":
 	default:
 		return nil, invalid("Issue", "state", "invalid", "state must be open, closed or all, got %q", in.State)
@@ -134,6 +140,11 @@ var listIssues = twins.New(twins.Spec{
 	var matched []*Issue
 	for _, is := range r.Issues {
 		if state != "all" && is.State != state {
+			continue
+		}
+		// github-mcp-server lists issues through GraphQL's
+		// repository.issues, which holds no pull requests.
+		if mcp && is.Pull != nil {
 			continue
 		}
 		if !hasAllLabels(is, in.Labels) || !assigneeMatches(is, in.Assignee) || !milestoneMatches(is, in.Milestone) {

@@ -326,3 +326,30 @@ func TestRepoLabels(t *testing.T) {
 	wantErr(t, w, "label_write", `{"method":"delete","owner":"acme","repo":"api","name":"priority-1"}`, twins.NotFound, "")
 	wantErr(t, w, "label_write", `{"method":"rename","owner":"acme","repo":"api","name":"bug"}`, twins.Unprocessable, "invalid")
 }
+
+func TestListIssuesDefaultsPerTransport(t *testing.T) {
+	w := world(t, SeedExample)
+	numbers := func(transport, args string) string {
+		t.Helper()
+		r := callOver(t, w, transport, "list_issues", args)
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		var n []int
+		for _, is := range r.Out.(*List[APIIssue]).Items {
+			n = append(n, is.Number)
+		}
+		return fmt.Sprint(n)
+	}
+	// REST: open issues and pull requests.
+	if got := numbers(twins.TransportREST, `{"owner":"acme","repo":"api"}`); got != "[3 1]" {
+		t.Errorf("REST default: %s", got)
+	}
+	// github-mcp-server: open and closed issues, no pull requests.
+	if got := numbers(twins.TransportMCP, `{"owner":"acme","repo":"api"}`); got != "[2 1]" {
+		t.Errorf("MCP default: %s", got)
+	}
+	if got := numbers(twins.TransportMCP, `{"owner":"acme","repo":"api","state":"OPEN"}`); got != "[1]" {
+		t.Errorf("MCP OPEN: %s", got)
+	}
+}
