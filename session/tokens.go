@@ -15,14 +15,16 @@ const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 func randomString(n int, alphabet string) string {
 	out := make([]byte, n)
 	buf := make([]byte, n*2)
-	limit := byte(256 - 256%len(alphabet))
+	// Bytes at or above limit are rejected so every symbol is equally
+	// likely; for an alphabet that divides 256 every byte is kept.
+	limit := 256 - 256%len(alphabet)
 	i := 0
 	for i < n {
 		if _, err := rand.Read(buf); err != nil {
 			panic("crypto/rand: " + err.Error())
 		}
 		for _, b := range buf {
-			if b >= limit {
+			if int(b) >= limit {
 				continue
 			}
 			out[i] = alphabet[int(b)%len(alphabet)]
