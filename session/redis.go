@@ -388,7 +388,8 @@ func (s *RedisStore) Discard(ctx context.Context, id string) error {
 	return nil
 }
 
-// Update runs fn on a private decoded copy of the twin's world. A write is
+// Update runs fn on a private decoded copy of the twin's world and saves it
+// when fn reports a mutation (even alongside an error). A write is
 // serialised per twin by an in-process lock, a Redis lease across replicas,
 // and a version check on save; fn reruns if the version moved on.
 func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, write bool, fn UpdateFunc) error {
@@ -446,10 +447,12 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	if err != nil {
 		return false, fmt.Errorf("%s state: %w", tw.Name, err)
 	}
-	mutated, err := fn(world)
-	if err != nil || !mutated {
-		return true, err
+	mutated, fnErr := fn(world)
+	if !mutated {
+		return true, fnErr
 	}
+	// A mutated world is saved even when fn failed: some vendor calls fail
+	// and still change state (a declined card leaves a failed charge).
 	out, err := json.Marshal(world)
 	if err != nil {
 		return false, fmt.Errorf("%s state: %w", tw.Name, err)
@@ -461,7 +464,7 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	held = false
 	switch res {
 	case 1:
-		return true, nil
+		return true, fnErr
 	case 0:
 		return false, nil
 	default:
