@@ -97,6 +97,10 @@ func New() *twins.Twin {
 		DecodeWorld: decode,
 		RESTError:   RESTError,
 		TokenPrefix: "ya29.",
+		// Google's client resolves media uploads ("/upload/gmail/v1/…")
+		// against the host root, dropping the endpoint's path; the
+		// credential names the sandbox there.
+		RootPaths: []string{"/upload/gmail/v1/"},
 	}
 	return t.Finish()
 }

@@ -1,8 +1,3 @@
-//go:build gmailsdk
-
-// Sandbox creation for this twin waits on the ya29. token generator (see
-// gmail_sdk_test.go); run with: go test -tags gmailsdk ./twins/gmail/
-
 package gmail_test
 
 import (
