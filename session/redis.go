@@ -30,9 +30,9 @@ type RedisStore struct {
 
 const (
 	// leaseTTL bounds how long a replica that died mid-update blocks the
-	// twin's other writers. A live writer never needs it: updates take
-	// milliseconds, and one that outlives its lease is caught by the state
-	// version and rerun.
+	// twin's other writers. A live writer drops its lease when it saves;
+	// one that outlives it (a stalled process) is caught by the state
+	// version and rerun, so the TTL only has to exceed a typical update.
 	leaseTTL = 5 * time.Second
 	// leaseBackoffMax caps the wait between attempts to take a lease another
 	// replica holds, so a busy twin is retried often enough to stay fair.
