@@ -48,6 +48,7 @@ func newRedis(tb testing.TB, now func() time.Time) *session.RedisStore {
 }
 
 func TestRedisStore(t *testing.T) {
+	redisURL(t)
 	storetest.Run(t, func(t *testing.T, now func() time.Time) session.Store {
 		return newRedis(t, now)
 	})
