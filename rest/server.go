@@ -20,6 +20,14 @@ import (
 	"github.com/pomehq/pome/twins"
 )
 
+// GraderFunc grades a sandbox for POST /v1/sandboxes/{sid}/grade.
+type GraderFunc func(ctx context.Context, m *session.Manager, sb *session.Sandbox, body []byte) (any, error)
+
+// DefaultGrader builds every new Server's Grader; the binary sets it to the
+// task package's engine (rest cannot import it: the engine's tests run
+// servers built here).
+var DefaultGrader func(reg *twins.Registry) GraderFunc
+
 // Server is one Pome process's HTTP handler. Every piece of sandbox state
 // lives in the Manager's store, so any number of Servers sharing a Redis
 // store serve any sandbox.
@@ -27,9 +35,9 @@ type Server struct {
 	Registry *twins.Registry
 	Manager  *session.Manager
 	Teams    *session.Teams
-	// Grader evaluates POST /v1/sandboxes/{sid}/grade bodies; nil answers
-	// that grading is unavailable.
-	Grader func(ctx context.Context, m *session.Manager, sb *session.Sandbox, body []byte) (any, error)
+	// Grader evaluates POST /v1/sandboxes/{sid}/grade bodies (the task
+	// package's engine by default); nil answers that grading is unavailable.
+	Grader GraderFunc
 
 	cfg     Config
 	handler http.Handler
@@ -45,6 +53,9 @@ func NewServer(cfg Config, reg *twins.Registry, store session.Store, teams *sess
 		SandboxQuota: cfg.SandboxQuota, PublicURL: cfg.PublicURL,
 	}, nil)
 	s.limits = newRateLimiter(cfg.RateLimits)
+	if DefaultGrader != nil {
+		s.Grader = DefaultGrader(reg)
+	}
 	s.handler = s.routes()
 	return s
 }

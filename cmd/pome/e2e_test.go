@@ -64,6 +64,7 @@ func startServer(t *testing.T, store session.Store) (string, string) {
 	}
 	hs := httptest.NewServer(nil)
 	t.Cleanup(hs.Close)
+	rest.DefaultGrader = grader
 	hs.Config.Handler = rest.NewServer(rest.Config{PublicURL: hs.URL}, all.Registry(), store, teams)
 	return hs.URL, key
 }
@@ -358,6 +359,21 @@ func walkthrough(t *testing.T, store session.Store) {
 	json.Unmarshal([]byte(w.mustPome("usage", "--json")), &usage)
 	if usage["sandboxes_created"] != 2.0 || usage["twins_started"] != 3.0 {
 		t.Fatalf("usage: %v", usage)
+	}
+
+	// Grading reads both twins' final state, seed and tape.
+	gradeBody := `{"criteria":["- [code:github] Issue #1 in ` + "`acme/api`" + ` has the ` + "`bug`" + ` label applied","- [code:slack] A message in \"general\" contains \"acme/api#1\""]}`
+	req, _ = http.NewRequest("POST", url+"/v1/sandboxes/"+sid+"/grade", strings.NewReader(gradeBody))
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verdict map[string]any
+	json.NewDecoder(res.Body).Decode(&verdict)
+	res.Body.Close()
+	if res.StatusCode != 200 || verdict["state"] != "pass" || verdict["score"] != 100.0 {
+		t.Fatalf("grade: %d %v", res.StatusCode, verdict)
 	}
 
 	// 9. Stop keeps tape and state readable; discard deletes; expiry is a discard.

@@ -16,6 +16,7 @@ import (
 
 func main() {
 	rest.DefaultRegistry = registry
+	rest.DefaultGrader = grader
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// After the first signal, give the default behaviour back so that a
 	// second Ctrl-C kills a server that is slow to drain.
