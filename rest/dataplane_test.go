@@ -128,6 +128,7 @@ func TestRESTDecoding(t *testing.T) {
 		{"json", "/notes", "application/json", `{"text":"a","count":3,"flag":true,"tags":["x","y"],"unknown":1}`,
 			map[string]any{"text": "a", "count": 3.0, "flag": true, "tags": []any{"x", "y"}}},
 		{"json without content type", "/notes", "", `{"text":"b"}`, map[string]any{"text": "b"}},
+		{"json sent as a form (curl -d)", "/notes", "application/x-www-form-urlencoded", `{"text":"b2","count":4}`, map[string]any{"text": "b2", "count": 4.0}},
 		{"form coerced", "/notes", "application/x-www-form-urlencoded", `text=c&count=7&flag=true&tags=a,b`,
 			map[string]any{"text": "c", "count": 7.0, "flag": true, "tags": []any{"a", "b"}}},
 		{"bracket form", "/notes", "application/x-www-form-urlencoded", `text=d&metadata[k]=v&tags[]=p&tags[]=q`,

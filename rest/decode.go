@@ -40,6 +40,11 @@ func buildInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (jso
 	}
 	if len(bytes.TrimSpace(r.body)) > 0 {
 		mt, params, _ := mime.ParseMediaType(r.contentType)
+		// curl -d sends a form content type with whatever it is given, and
+		// GitHub and Google read a JSON object whatever the header says.
+		if mt == "application/x-www-form-urlencoded" && looksLikeJSONObject(r.body) {
+			mt = "application/json"
+		}
 		switch {
 		case b.Body != "":
 			if mt == "application/json" || (mt == "" && json.Valid(r.body)) {
@@ -328,4 +333,11 @@ func indexedList(m map[string]any) []any {
 		out[i] = v
 	}
 	return out
+}
+
+// looksLikeJSONObject reports whether b is one valid JSON object; no form
+// body is.
+func looksLikeJSONObject(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) > 1 && t[0] == '{' && json.Valid(t)
 }

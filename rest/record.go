@@ -72,7 +72,7 @@ func requestBodyJSON(contentType string, body []byte) json.RawMessage {
 	if len(body) > tape.MaxBodyBytes {
 		return tape.Truncate(body)
 	}
-	if strings.HasPrefix(contentType, "application/x-www-form-urlencoded") {
+	if strings.HasPrefix(contentType, "application/x-www-form-urlencoded") && !looksLikeJSONObject(body) {
 		form, err := url.ParseQuery(string(body))
 		if err == nil {
 			m := make(map[string]any, len(form))
