@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -1072,15 +1073,18 @@ func benchSandbox(b *testing.B, s session.Store) *session.Sandbox {
 }
 
 // BenchUpdateWrite measures a write Update of one twin, one caller at a
-// time and many at once (which queue on the twin).
+// time and many at once (which queue on the twin). It fails if any
+// increment was lost, so a fast number cannot come from a broken store.
 func BenchUpdateWrite(b *testing.B, s session.Store) {
 	ctx := context.Background()
 	sb := benchSandbox(b, s)
+	var done atomic.Int64
 	b.Run("serial", func(b *testing.B) {
 		for b.Loop() {
 			if err := s.Update(ctx, sb, Alpha, true, Increment); err != nil {
 				b.Fatal(err)
 			}
+			done.Add(1)
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
@@ -1090,9 +1094,21 @@ func BenchUpdateWrite(b *testing.B, s session.Store) {
 					b.Error(err)
 					return
 				}
+				done.Add(1)
 			}
 		})
 	})
+	doc, err := s.State(ctx, sb, "alpha")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var w World
+	if err := json.Unmarshal(doc, &w); err != nil {
+		b.Fatal(err)
+	}
+	if int64(w.Counter) != done.Load() {
+		b.Fatalf("counter %d after %d increments", w.Counter, done.Load())
+	}
 }
 
 // BenchAppend measures appending a typical tape row.
