@@ -18,8 +18,11 @@ import (
 type MemoryStore struct {
 	now func() time.Time
 
-	mu        sync.RWMutex
-	sandboxes map[string]*memSandbox
+	// sandboxes maps id → *memSandbox. A sync.Map, so the lookups every
+	// data-plane request makes share no lock; mu guards the team records
+	// and serialises create/stop/discard so the quota check is atomic.
+	sandboxes sync.Map
+	mu        sync.Mutex
 	teams     map[string]*memTeam
 
 	stop chan struct{}
@@ -92,7 +95,7 @@ func NewMemoryStore(now func() time.Time, sweep time.Duration) *MemoryStore {
 	if sweep <= 0 {
 		sweep = time.Minute
 	}
-	s := &MemoryStore{now: now, sandboxes: map[string]*memSandbox{}, teams: map[string]*memTeam{}, stop: make(chan struct{})}
+	s := &MemoryStore{now: now, teams: map[string]*memTeam{}, stop: make(chan struct{})}
 	go s.sweepLoop(sweep)
 	return s
 }
@@ -116,14 +119,16 @@ func (s *MemoryStore) Sweep() {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for id, ms := range s.sandboxes {
+	s.sandboxes.Range(func(id, v any) bool {
+		ms := v.(*memSandbox)
 		ms.mu.RLock()
 		gone := !now.Before(ms.sb.RetainUntil)
 		ms.mu.RUnlock()
 		if gone {
-			delete(s.sandboxes, id)
+			s.sandboxes.Delete(id)
 		}
-	}
+		return true
+	})
 	for _, t := range s.teams {
 		for id, sum := range t.summaries {
 			if now.Sub(sum.ExpiresAt) > 7*24*time.Hour {
@@ -144,12 +149,11 @@ func (s *MemoryStore) team(name string) *memTeam {
 
 // live returns the sandbox if its keys still exist.
 func (s *MemoryStore) live(id string) (*memSandbox, bool) {
-	s.mu.RLock()
-	ms, ok := s.sandboxes[id]
-	s.mu.RUnlock()
+	v, ok := s.sandboxes.Load(id)
 	if !ok {
 		return nil, false
 	}
+	ms := v.(*memSandbox)
 	ms.mu.RLock()
 	gone := !s.now().Before(ms.sb.RetainUntil)
 	ms.mu.RUnlock()
@@ -159,7 +163,7 @@ func (s *MemoryStore) live(id string) (*memSandbox, bool) {
 func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]SeedWorld, quota int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.sandboxes[sb.ID]; ok {
+	if _, ok := s.sandboxes.Load(sb.ID); ok {
 		return ErrExists
 	}
 	t := s.team(sb.Team)
@@ -170,7 +174,7 @@ func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string
 	for name, w := range worlds {
 		ms.twins[name] = &memTwin{world: w.World, seed: w.Doc}
 	}
-	s.sandboxes[sb.ID] = ms
+	s.sandboxes.Store(sb.ID, ms)
 	t.open[sb.ID] = sb.ExpiresAt
 	heap.Push(&t.expiring, expiryEntry{id: sb.ID, at: sb.ExpiresAt})
 	t.created++
@@ -195,12 +199,13 @@ func (s *MemoryStore) Get(ctx context.Context, id string) (*Sandbox, error) {
 }
 
 func (s *MemoryStore) List(ctx context.Context, team string) ([]*Sandbox, error) {
-	s.mu.RLock()
+	s.mu.Lock()
 	t := s.teams[team]
 	var out []*Sandbox
 	if t != nil {
 		for id, sum := range t.summaries {
-			if ms, ok := s.sandboxes[id]; ok {
+			if v, ok := s.sandboxes.Load(id); ok {
+				ms := v.(*memSandbox)
 				ms.mu.RLock()
 				if s.now().Before(ms.sb.RetainUntil) {
 					cp := ms.sb
@@ -213,7 +218,7 @@ func (s *MemoryStore) List(ctx context.Context, team string) ([]*Sandbox, error)
 			out = append(out, fromSummary(team, sum))
 		}
 	}
-	s.mu.RUnlock()
+	s.mu.Unlock()
 	sortNewestFirst(out)
 	return out, nil
 }
@@ -262,11 +267,11 @@ func (s *MemoryStore) Stop(ctx context.Context, id string, at, retainUntil time.
 func (s *MemoryStore) Discard(ctx context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ms, ok := s.sandboxes[id]
+	v, ok := s.sandboxes.LoadAndDelete(id)
 	if !ok {
 		return ErrNotFound
 	}
-	delete(s.sandboxes, id)
+	ms := v.(*memSandbox)
 	if t := s.teams[ms.sb.Team]; t != nil {
 		delete(t.summaries, id)
 		delete(t.open, id)
