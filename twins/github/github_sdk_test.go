@@ -20,15 +20,11 @@ import (
 // client points go-github at the twin, unchanged but for the base URL.
 func client(t *testing.T, env *resttest.Env) *gh.Client {
 	t.Helper()
+	// WithEnterpriseURLs appends /api/v3/, which the twin also serves.
 	c, err := gh.NewClient(nil).WithAuthToken(env.Token).WithEnterpriseURLs(env.APIURL+"/", env.APIURL+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// WithEnterpriseURLs appends /api/v3/; the twin serves GitHub's paths
-	// at its root, as api.github.com does.
-	u := *c.BaseURL
-	u.Path = strings.TrimSuffix(u.Path, "api/v3/")
-	c.BaseURL = &u
 	return c
 }
 
@@ -45,9 +41,12 @@ func TestSDKIssues(t *testing.T) {
 	c := client(t, env)
 	ctx := context.Background()
 
-	is, _, err := c.Issues.Get(ctx, "acme", "api", 1)
+	is, resp, err := c.Issues.Get(ctx, "acme", "api", 1)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if resp.Rate.Limit != 5000 || resp.Rate.Reset.IsZero() || !strings.HasPrefix(resp.Header.Get("ETag"), `W/"`) || !strings.HasPrefix(resp.Header.Get("X-GitHub-Request-Id"), "req_") {
+		t.Errorf("protocol headers: rate %+v, etag %q, request id %q", resp.Rate, resp.Header.Get("ETag"), resp.Header.Get("X-GitHub-Request-Id"))
 	}
 	if is.GetTitle() != "500 error on POST /orders after deploy" || is.GetState() != "open" {
 		t.Errorf("get: %+v", is)

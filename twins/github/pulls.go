@@ -82,6 +82,24 @@ type APIPullRequest struct {
 	Additions           int           `json:"additions"`
 	Deletions           int           `json:"deletions"`
 	ChangedFiles        int           `json:"changed_files"`
+	Links               APIPullLinks  `json:"_links"`
+}
+
+// APIHref is one hypermedia link of a pull request's _links.
+type APIHref struct {
+	Href string `json:"href"`
+}
+
+// APIPullLinks is a pull request's _links.
+type APIPullLinks struct {
+	Self           APIHref `json:"self"`
+	HTML           APIHref `json:"html"`
+	Issue          APIHref `json:"issue"`
+	Comments       APIHref `json:"comments"`
+	ReviewComments APIHref `json:"review_comments"`
+	ReviewComment  APIHref `json:"review_comment"`
+	Commits        APIHref `json:"commits"`
+	Statuses       APIHref `json:"statuses"`
 }
 
 // headSHA is the pull request's current head: the head branch while open,
@@ -144,6 +162,11 @@ func (v *view) pull(r *Repo, is *Issue) APIPullRequest {
 		AuthorAssociation: issue.AuthorAssociation, Draft: p.Draft, Merged: p.Merged, MergedBy: v.user(p.MergedBy),
 		Comments: len(is.Comments), ReviewComments: reviewComments, MaintainerCanModify: false,
 		Commits: commits, Additions: stats.Additions, Deletions: stats.Deletions, ChangedFiles: len(files),
+	}
+	out.Links = APIPullLinks{
+		Self: APIHref{u}, HTML: APIHref{html}, Issue: APIHref{issue.URL}, Comments: APIHref{issue.CommentsURL},
+		ReviewComments: APIHref{out.ReviewCommentsURL}, ReviewComment: APIHref{out.ReviewCommentURL},
+		Commits: APIHref{out.CommitsURL}, Statuses: APIHref{out.StatusesURL},
 	}
 	if !p.Merged && is.State == "open" {
 		_, conflicts := r.threeWay(base, head)

@@ -37,38 +37,61 @@ type APIRepoSummary struct {
 
 // APIRepository is GitHub's full repository object.
 type APIRepository struct {
-	ID               int64              `json:"id"`
-	NodeID           string             `json:"node_id"`
-	Name             string             `json:"name"`
-	FullName         string             `json:"full_name"`
-	Private          bool               `json:"private"`
-	Owner            *APIUser           `json:"owner"`
-	HTMLURL          string             `json:"html_url"`
-	Description      *string            `json:"description"`
-	Fork             bool               `json:"fork"`
-	URL              string             `json:"url"`
-	ArchiveURL       string             `json:"archive_url"`
-	BranchesURL      string             `json:"branches_url"`
-	CollaboratorsURL string             `json:"collaborators_url"`
-	CommentsURL      string             `json:"comments_url"`
-	CommitsURL       string             `json:"commits_url"`
-	ContentsURL      string             `json:"contents_url"`
-	ContributorsURL  string             `json:"contributors_url"`
-	EventsURL        string             `json:"events_url"`
-	ForksURL         string             `json:"forks_url"`
-	GitRefsURL       string             `json:"git_refs_url"`
-	IssuesURL        string             `json:"issues_url"`
-	LabelsURL        string             `json:"labels_url"`
-	MilestonesURL    string             `json:"milestones_url"`
-	PullsURL         string             `json:"pulls_url"`
-	ReleasesURL      string             `json:"releases_url"`
-	StatusesURL      string             `json:"statuses_url"`
-	TagsURL          string             `json:"tags_url"`
-	CloneURL         string             `json:"clone_url"`
-	GitURL           string             `json:"git_url"`
-	SSHURL           string             `json:"ssh_url"`
-	Homepage         *string            `json:"homepage"`
-	Language         *string            `json:"language"`
+	ID               int64    `json:"id"`
+	NodeID           string   `json:"node_id"`
+	Name             string   `json:"name"`
+	FullName         string   `json:"full_name"`
+	Private          bool     `json:"private"`
+	Owner            *APIUser `json:"owner"`
+	HTMLURL          string   `json:"html_url"`
+	Description      *string  `json:"description"`
+	Fork             bool     `json:"fork"`
+	URL              string   `json:"url"`
+	ArchiveURL       string   `json:"archive_url"`
+	BranchesURL      string   `json:"branches_url"`
+	CollaboratorsURL string   `json:"collaborators_url"`
+	CommentsURL      string   `json:"comments_url"`
+	CommitsURL       string   `json:"commits_url"`
+	ContentsURL      string   `json:"contents_url"`
+	ContributorsURL  string   `json:"contributors_url"`
+	EventsURL        string   `json:"events_url"`
+	ForksURL         string   `json:"forks_url"`
+	GitRefsURL       string   `json:"git_refs_url"`
+	IssuesURL        string   `json:"issues_url"`
+	LabelsURL        string   `json:"labels_url"`
+	MilestonesURL    string   `json:"milestones_url"`
+	PullsURL         string   `json:"pulls_url"`
+	ReleasesURL      string   `json:"releases_url"`
+	StatusesURL      string   `json:"statuses_url"`
+	TagsURL          string   `json:"tags_url"`
+	AssigneesURL     string   `json:"assignees_url"`
+	BlobsURL         string   `json:"blobs_url"`
+	CompareURL       string   `json:"compare_url"`
+	DeploymentsURL   string   `json:"deployments_url"`
+	DownloadsURL     string   `json:"downloads_url"`
+	GitCommitsURL    string   `json:"git_commits_url"`
+	GitTagsURL       string   `json:"git_tags_url"`
+	HooksURL         string   `json:"hooks_url"`
+	IssueCommentURL  string   `json:"issue_comment_url"`
+	IssueEventsURL   string   `json:"issue_events_url"`
+	KeysURL          string   `json:"keys_url"`
+	LanguagesURL     string   `json:"languages_url"`
+	MergesURL        string   `json:"merges_url"`
+	NotificationsURL string   `json:"notifications_url"`
+	StargazersURL    string   `json:"stargazers_url"`
+	SubscribersURL   string   `json:"subscribers_url"`
+	SubscriptionURL  string   `json:"subscription_url"`
+	TeamsURL         string   `json:"teams_url"`
+	TreesURL         string   `json:"trees_url"`
+	CloneURL         string   `json:"clone_url"`
+	GitURL           string   `json:"git_url"`
+	SSHURL           string   `json:"ssh_url"`
+	SvnURL           string   `json:"svn_url"`
+	MirrorURL        *string  `json:"mirror_url"`
+	Homepage         *string  `json:"homepage"`
+	Language         *string  `json:"language"`
+	// License is null: the twin detects no licenses.
+	License          *struct{}          `json:"license"`
 	ForksCount       int                `json:"forks_count"`
 	StargazersCount  int                `json:"stargazers_count"`
 	WatchersCount    int                `json:"watchers_count"`
@@ -82,6 +105,10 @@ type APIRepository struct {
 	HasWiki          bool               `json:"has_wiki"`
 	HasPages         bool               `json:"has_pages"`
 	HasDownloads     bool               `json:"has_downloads"`
+	HasDiscussions   bool               `json:"has_discussions"`
+	AllowRebaseMerge bool               `json:"allow_rebase_merge"`
+	AllowSquashMerge bool               `json:"allow_squash_merge"`
+	AllowMergeCommit bool               `json:"allow_merge_commit"`
 	Archived         bool               `json:"archived"`
 	Disabled         bool               `json:"disabled"`
 	Visibility       string             `json:"visibility"`
@@ -129,6 +156,13 @@ func (v *view) repository(r *Repo) APIRepository {
 		ContributorsURL: u + "/contributors", EventsURL: u + "/events", ForksURL: u + "/forks", GitRefsURL: u + "/git/refs{/sha}",
 		IssuesURL: u + "/issues{/number}", LabelsURL: u + "/labels{/name}", MilestonesURL: u + "/milestones{/number}",
 		PullsURL: u + "/pulls{/number}", ReleasesURL: u + "/releases{/id}", StatusesURL: u + "/statuses/{sha}", TagsURL: u + "/tags",
+		AssigneesURL: u + "/assignees{/user}", BlobsURL: u + "/git/blobs{/sha}", CompareURL: u + "/compare/{base}...{head}",
+		DeploymentsURL: u + "/deployments", DownloadsURL: u + "/downloads", GitCommitsURL: u + "/git/commits{/sha}", GitTagsURL: u + "/git/tags{/sha}",
+		HooksURL: u + "/hooks", IssueCommentURL: u + "/issues/comments{/number}", IssueEventsURL: u + "/issues/events{/number}",
+		KeysURL: u + "/keys{/key_id}", LanguagesURL: u + "/languages", MergesURL: u + "/merges",
+		NotificationsURL: u + "/notifications{?since,all,participating}", StargazersURL: u + "/stargazers", SubscribersURL: u + "/subscribers",
+		SubscriptionURL: u + "/subscription", TeamsURL: u + "/teams", TreesURL: u + "/git/trees{/sha}",
+		SvnURL: "https://svn.github.com/" + r.FullName(), AllowRebaseMerge: true, AllowSquashMerge: true, AllowMergeCommit: true,
 		CloneURL: v.html + "/" + r.FullName() + ".git", GitURL: "git://github.com/" + r.FullName() + ".git", SSHURL: "git@github.com:" + r.FullName() + ".git",
 		ForksCount: forks, DefaultBranch: r.DefaultBranch, OpenIssuesCount: open, Topics: append([]string{}, r.Topics...),
 		HasIssues: true, HasProjects: true, HasWiki: true, HasDownloads: true, Visibility: vis,
