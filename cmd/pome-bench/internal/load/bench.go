@@ -78,10 +78,9 @@ type Report struct {
 	// PoolSeconds is how long creating the data-plane sandboxes took (with
 	// Concurrency clients): next to the create phase, which runs on an
 	// empty team, it shows whether create slows as sandboxes accumulate.
-	PoolSeconds float64       `json:"pool_create_seconds,omitempty"`
-	Notes       []string      `json:"notes,omitempty"`
-	Started     time.Time     `json:"started"`
-	Elapsed     time.Duration `json:"-"`
+	PoolSeconds float64   `json:"pool_create_seconds,omitempty"`
+	Notes       []string  `json:"notes,omitempty"`
+	Started     time.Time `json:"started"`
 }
 
 func (c *Config) logf(format string, args ...any) {
@@ -143,8 +142,6 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 		Server: pome.Server.String(), Concurrency: cfg.Concurrency, DurationSeconds: cfg.Duration.Seconds(),
 		Twins: cfg.Twins, Machine: ThisMachine(), Started: time.Now().UTC(),
 	}
-	start := time.Now()
-	defer func() { rep.Elapsed = time.Since(start) }()
 	opt := Options{Client: client, Concurrency: cfg.Concurrency, Duration: cfg.Duration, MaxRequests: cfg.MaxRequests}
 	probe := &memProbe{pid: cfg.ServerPID, client: client, logf: cfg.logf}
 	if cfg.ServerHeap {
