@@ -259,7 +259,7 @@ func updateCustomer(ctx context.Context, w *World, in UpdateCustomerInput) (*Cus
 	in.apply(c)
 	prev := previousAttributes(before, c)
 	if len(prev) == 0 {
-		twins.Unchanged(ctx)
+		unchanged(ctx)
 		return expanded(w, c, in.Expand)
 	}
 	w.emit(ctx, "customer.updated", c, prev)
@@ -346,7 +346,7 @@ func previousAttributes[T any](before, after *T) map[string]any {
 
 func customerActions() []twins.Action {
 	return []twins.Action{
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "create_customer", Title: "Create a customer",
 			Description: "Create a customer with an email, name, description, phone, address and metadata; payment_method attaches one at once.",
 			Effect:      twins.Write,
@@ -358,13 +358,13 @@ func customerActions() []twins.Action {
 			Effect:      twins.Read,
 			Bindings:    []twins.Binding{{Method: "GET", Path: "/v1/customers/{customer}", Shape: deletedShape}},
 		}, retrieveCustomer),
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "update_customer", Title: "Update a customer",
 			Description: "Update a customer's fields; fields not given are left as they are, metadata keys are merged and an empty value deletes one.",
 			Effect:      twins.Write,
 			Bindings:    []twins.Binding{{Method: "POST", Path: "/v1/customers/{customer}"}},
 		}, updateCustomer),
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "delete_customer", Title: "Delete a customer",
 			Description: "Permanently delete a customer.",
 			Effect:      twins.Destructive,

@@ -50,6 +50,10 @@ func docURL(code string) string {
 // restError renders a twin error as Stripe's status and envelope. It is the
 // one place statuses are chosen, by error class, never by message.
 func restError(e *twins.Error) (int, any) {
+	// An injected fault answers exactly what the seed asked for.
+	if st, ok := e.Details[faultStatusKey].(int); ok {
+		return st, e.Details[faultBodyKey]
+	}
 	status := http.StatusBadRequest
 	typ := typeInvalidRequest
 	code := e.Vendor

@@ -453,6 +453,8 @@ func (w *World) decline(ctx context.Context, pi *PaymentIntent, pm *PaymentMetho
 	pi.Status = statusRequiresPaymentMethod
 	pi.NextAction = nil
 	w.emit(ctx, "payment_intent.payment_failed", pi, nil)
+	// Stripe keeps all of this and still answers 402.
+	keepOnError(ctx)
 
 	e := twins.Errorf(twins.PaymentFailed, code, "%s", msg)
 	e.With("decline_code", declineCode).With("payment_intent", clone(pi))
@@ -618,7 +620,7 @@ func updatePaymentIntent(ctx context.Context, w *World, in UpdatePaymentIntentIn
 		pi.NextAction = nil
 	}
 	if len(previousAttributes(before, pi)) == 0 {
-		twins.Unchanged(ctx)
+		unchanged(ctx)
 	}
 	return expanded(w, pi, in.Expand)
 }
@@ -795,7 +797,7 @@ func searchPaymentIntents(ctx context.Context, w *World, in SearchInput) (Search
 
 func paymentIntentActions() []twins.Action {
 	return []twins.Action{
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "create_payment_intent", Title: "Create a PaymentIntent",
 			Description: "Create a PaymentIntent for an amount (smallest currency unit) and currency, optionally for a customer and with a payment method; confirm=true confirms at once. Declines answer a card_error and leave the PaymentIntent in requires_payment_method.",
 			Effect:      twins.Write,
@@ -813,25 +815,25 @@ func paymentIntentActions() []twins.Action {
 			Effect:      twins.Read,
 			Bindings:    []twins.Binding{{Method: "GET", Path: "/v1/payment_intents/{payment_intent}"}},
 		}, retrievePaymentIntent),
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "update_payment_intent", Title: "Update a PaymentIntent",
 			Description: "Update a PaymentIntent; amount, currency, customer and payment method can change only before it is confirmed, description and metadata at any time.",
 			Effect:      twins.Write,
 			Bindings:    []twins.Binding{{Method: "POST", Path: "/v1/payment_intents/{payment_intent}"}},
 		}, updatePaymentIntent),
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "confirm_payment_intent", Title: "Confirm a PaymentIntent",
 			Description: "Confirm a PaymentIntent, charging its payment method: it becomes succeeded (or requires_capture with capture_method=manual), requires_action for cards that need 3D Secure, or fails with a card_error.",
 			Effect:      twins.Write,
 			Bindings:    []twins.Binding{{Method: "POST", Path: "/v1/payment_intents/{payment_intent}/confirm"}},
 		}, confirmPaymentIntent),
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "capture_payment_intent", Title: "Capture a PaymentIntent",
 			Description: "Capture the funds of a PaymentIntent in requires_capture; amount_to_capture captures part and releases the rest.",
 			Effect:      twins.Write,
 			Bindings:    []twins.Binding{{Method: "POST", Path: "/v1/payment_intents/{payment_intent}/capture"}},
 		}, capturePaymentIntent),
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "cancel_payment_intent", Title: "Cancel a PaymentIntent",
 			Description: "Cancel a PaymentIntent that has not succeeded; an authorization in requires_capture is released.",
 			Effect:      twins.Write,

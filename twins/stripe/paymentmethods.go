@@ -262,7 +262,7 @@ func attachPaymentMethod(ctx context.Context, w *World, in AttachPaymentMethodIn
 	if pm := w.paymentMethod(in.PaymentMethod); pm != nil {
 		switch refOf(pm.Customer) {
 		case cus.ID:
-			twins.Unchanged(ctx)
+			unchanged(ctx)
 			return expanded(w, pm, in.Expand)
 		case "":
 		default:
@@ -366,7 +366,7 @@ func checkExpand[T any](w *World, obj *T, paths []string) error {
 
 func paymentMethodActions() []twins.Action {
 	return []twins.Action{
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "create_payment_method", Title: "Create a payment method",
 			Description: "Create a card payment method from a card number (Stripe test numbers: 4242424242424242 succeeds, 4000000000000002 declines, 4000000000009995 has insufficient funds, 4000002500003155 requires authentication) or a test token (card[token]=tok_visa).",
 			Effect:      twins.Write,
@@ -378,13 +378,13 @@ func paymentMethodActions() []twins.Action {
 			Effect:      twins.Read,
 			Bindings:    []twins.Binding{{Method: "GET", Path: "/v1/payment_methods/{payment_method}"}},
 		}, retrievePaymentMethod),
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "attach_payment_method", Title: "Attach a payment method to a customer",
 			Description: "Attach a payment method (or a test id such as pm_card_visa, which creates a new one) to a customer. Cards that decline fail to attach, except pm_card_chargeCustomerFail.",
 			Effect:      twins.Write,
 			Bindings:    []twins.Binding{{Method: "POST", Path: "/v1/payment_methods/{payment_method}/attach"}},
 		}, attachPaymentMethod),
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "detach_payment_method", Title: "Detach a payment method",
 			Description: "Detach a payment method from its customer; it cannot be used again.",
 			Effect:      twins.Write,

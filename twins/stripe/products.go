@@ -355,7 +355,7 @@ func listPrices(ctx context.Context, w *World, in ListPricesInput) (List[*Price]
 
 func productActions() []twins.Action {
 	return []twins.Action{
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "create_product", Title: "Create a product",
 			Description: "Create a product with a name and optional description, metadata and default_price_data (which creates its default price).",
 			Effect:      twins.Write,
@@ -373,7 +373,7 @@ func productActions() []twins.Action {
 			Effect:      twins.Read,
 			Bindings:    []twins.Binding{{Method: "GET", Path: "/v1/products"}},
 		}, listProducts),
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "create_price", Title: "Create a price",
 			Description: "Create a price for a product: unit_amount in the smallest currency unit and currency; recurring[interval] makes it a subscription price.",
 			Effect:      twins.Write,

@@ -149,7 +149,7 @@ func listRefunds(ctx context.Context, w *World, in ListRefundsInput) (List[*Refu
 
 func refundActions() []twins.Action {
 	return []twins.Action{
-		twins.New(twins.Spec{
+		writeAction(twins.Spec{
 			Name: "create_refund", Title: "Create a refund",
 			Description: "Refund a charge, named by payment_intent or charge; amount refunds part of it (default: all that is not yet refunded). Refunding more than remains is refused.",
 			Effect:      twins.Write,

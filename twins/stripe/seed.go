@@ -760,9 +760,10 @@ func (b *seedBuilder) faults(s *Seed) error {
 	for i, sf := range s.Faults {
 		path := twins.Pointer("faults", i)
 		switch sf.Method {
-		case "GET", "POST", "DELETE":
+		case "POST", "DELETE":
 		default:
-			return twins.SeedErrorf(path+"/method", "method must be GET, POST or DELETE")
+			// Faults are counted in the world, which only writes persist.
+			return twins.SeedErrorf(path+"/method", "method must be POST or DELETE (faults are injected on writes)")
 		}
 		if !strings.HasPrefix(sf.Path, "/v1/") {
 			return twins.SeedErrorf(path+"/path", "path is a Stripe path such as /v1/payment_intents")

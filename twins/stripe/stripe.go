@@ -1,8 +1,46 @@
 // Package stripe is the Stripe twin: a stateful Stripe account in test mode
-// that stripe-go and stripe-node can talk to unchanged (point the SDK's API
-// base at the twin) and that agents reach over MCP with the Stripe agent
-// toolkit's tool names (create_customer, create_payment_intent,
-// create_refund, list_customers, …).
+// that stripe-go and stripe-node can talk to unchanged and that agents reach
+// over MCP with the Stripe agent toolkit's tool names (create_customer,
+// create_payment_intent, create_refund, list_customers, …).
+//
+// # Base URLs
+//
+// Stripe's SDKs route by the request path and expect /v1/… at the root of
+// their base URL, so the twin is also served at the server's root: point
+// the SDK at the server (stripe-go: BackendConfig.URL = "https://pome.example";
+// stripe-node: host/port/protocol) with the sandbox's sk_test_ key, which
+// names the sandbox, and {server}/v1/customers reaches this sandbox's twin.
+// The sandbox's own base URL, {server}/stripe/s/{sid}, serves the same
+// paths (…/stripe/s/{sid}/v1/customers) for clients that accept a base
+// path. Both take the key as a Bearer token or as the Basic user (curl -u
+// sk_test_…:). Every answer carries a Request-Id header (req_…), which
+// stripe-go reports as LastResponse.RequestID.
+//
+// # Idempotency-Key and faults
+//
+// A POST with an Idempotency-Key saves its outcome in the world for 24 hours
+// of sandbox clock: a retry with the same key and the same parameters gets
+// the saved answer — the same object, or the same error for a request that
+// reached the card network (a decline) — without changing anything again
+// (the tape reads state_mutation=false). The same key with other
+// parameters, or on another endpoint, is refused with 400
+// idempotency_error. As at Stripe, a request refused by validation saves
+// nothing and may be retried with its key. Two differences: replays do not
+// carry the Idempotent-Replayed header (handlers cannot set response
+// headers), and since a sandbox runs its writes one at a time, a concurrent
+// request with the same key waits and is replayed rather than answered 409.
+//
+// The seed's faults inject failures on write routes (POST and DELETE;
+// see Fault): on the Nth counted attempt of a method and path, a
+// "before" fault answers its status and body (Stripe's envelope for the
+// status when the seed gives none) and changes nothing; an "after" fault
+// lets the call commit — and save its outcome under its Idempotency-Key —
+// and then answers the failure, so the client cannot know the change
+// happened unless it retries with the same key. Only attempts the world
+// keeps are counted: refusals, replays and writes that change nothing are
+// not, and an injected fault is taped with state_mutation=true because its
+// counter is part of the state. Over MCP the same faults apply (a fault
+// describes the operation) and answer the body's message as a tool error.
 //
 // # Surface
 //
@@ -67,8 +105,7 @@
 // Seeded objects emit no events, so event checks see only what happened
 // during the run. A succeeded or requires_capture PaymentIntent gets its
 // charge (and, when captured, its balance transaction); seeded refunds
-// update their charge's amount_refunded. Faults are carried in the world
-// for the transport to inject (see Fault).
+// update their charge's amount_refunded.
 package stripe
 
 import "github.com/pomehq/pome/twins"
@@ -95,6 +132,10 @@ func New() *twins.Twin {
 		RESTError:    restError,
 		TokenPrefix:  "sk_test_",
 		StrictParams: true,
+		// stripe-go and stripe-node route by the request path and want
+		// /v1/… at the root of their base URL.
+		RootPaths:       []string{"/v1/"},
+		RequestIDHeader: "Request-Id",
 	}).Finish()
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -24,32 +23,17 @@ func sdk(t *testing.T, seed string) (*sg.Client, *resttest.Env) {
 	return client(t, env, 0), env
 }
 
-// client builds a stripe-go client for env. stripe-go reads the API
-// version from the request path and so refuses a base URL with a path
-// (it wants /v1/… at the root); the transport below puts the sandbox's
-// path prefix back in front of each request.
+// client builds a stripe-go client for env the way users configure it: the
+// backend URL is the server's root, and the sk_test_ key (which names the
+// sandbox) routes each /v1/… request to this sandbox's twin.
 func client(t *testing.T, env *resttest.Env, retries int64) *sg.Client {
 	t.Helper()
-	u, err := url.Parse(env.APIURL)
-	if err != nil {
-		t.Fatal(err)
-	}
 	backends := sg.NewBackendsWithConfig(&sg.BackendConfig{
-		URL:               sg.String(u.Scheme + "://" + u.Host),
-		HTTPClient:        &http.Client{Transport: prefixTransport{prefix: u.Path}},
+		URL:               sg.String(env.HTTP.URL),
 		MaxNetworkRetries: sg.Int64(retries),
 		LeveledLogger:     &sg.LeveledLogger{Level: sg.LevelNull},
 	})
 	return sg.NewClient(env.Token, sg.WithBackends(backends))
-}
-
-type prefixTransport struct{ prefix string }
-
-func (p prefixTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.URL.Path = p.prefix + r.URL.Path
-	r.URL.RawPath = ""
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 var ctx = context.Background()

@@ -38,6 +38,10 @@ type World struct {
 	// Faults are the seeded failures to inject; see Fault.
 	Faults []*Fault `json:"faults"`
 
+	// Idempotency holds the saved outcomes of requests sent with an
+	// Idempotency-Key (see guard), for 24 hours of sandbox clock.
+	Idempotency []*IdempotencyRecord `json:"idempotency_keys,omitempty"`
+
 	// Behaviors maps a card fingerprint to the test behaviour of that card
 	// number (see cards.go); it lets seeded and created cards share one
 	// table without exposing card numbers.
@@ -54,11 +58,12 @@ type BalanceBase struct {
 	Pending   map[string]int64 `json:"pending"`
 }
 
-// Fault is a seeded failure the transport injects for one route: on the
-// Attempt-th request (1-based) matching Method and Path, respond with Status
-// and Body, either before the handler runs ("before": nothing changes) or
-// after it ran ("after": the change is committed and the response is lost,
-// which is what idempotency keys exist for).
+// Fault is a seeded failure injected on one write route: on the Attempt-th
+// request (1-based) matching Method and Path, respond with Status and Body,
+// either before the handler runs ("before": nothing changes) or after it
+// ran ("after": the change is committed and the response is lost, which is
+// what idempotency keys exist for). The write actions' protocol wrapper
+// (guard) consults it at the start of every call.
 type Fault struct {
 	Method  string          `json:"method"`
 	Path    string          `json:"path"`
@@ -72,8 +77,8 @@ type Fault struct {
 
 // NextFault counts one request for method and path (the path below the
 // twin's API root, e.g. "/v1/payment_intents") and returns the fault to
-// inject for it, if any. It is exported for the transport, which owns
-// request counting; handlers never call it.
+// inject for it, if any. The write actions call it through guard, which
+// uncounts attempts whose world is not persisted.
 func (w *World) NextFault(method, path string) *Fault {
 	var hit *Fault
 	for _, f := range w.Faults {
