@@ -199,5 +199,24 @@ func TruncatedBody(head []byte, size int) json.RawMessage {
 		prefix = prefix[:len(prefix)-1]
 	}
 	out, _ := json.Marshal(truncated{Truncated: true, OriginalBytes: size, Prefix: string(prefix)})
+	// JSON escaping can grow a prefix up to six times (invalid UTF-8 and
+	// control bytes become \ufffd-style escapes, <>& are escaped too), so a
+	// binary body would make a marker far over the limit it enforces:
+	// shorten the prefix until the marker fits.
+	for len(out) > MaxBodyBytes-1024 && len(prefix) > 0 {
+		prefix = validPrefix(prefix[:len(prefix)*(MaxBodyBytes-1024)/len(out)])
+		out, _ = json.Marshal(truncated{Truncated: true, OriginalBytes: size, Prefix: string(prefix)})
+	}
 	return out
+}
+
+// validPrefix drops a UTF-8 sequence cut in half at the end of b.
+func validPrefix(b []byte) []byte {
+	for len(b) > 0 && b[len(b)-1]&0xC0 == 0x80 {
+		b = b[:len(b)-1]
+	}
+	if len(b) > 0 && b[len(b)-1] >= 0xC0 {
+		b = b[:len(b)-1]
+	}
+	return b
 }
