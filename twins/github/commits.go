@@ -351,8 +351,8 @@ func touches(r *Repo, c *Commit, path string) bool {
 // GetCommitIn is get_commit's input.
 type GetCommitIn struct {
 	RepoRef
-	SHA    string `json:"sha" jsonschema:"Commit SHA, branch name or tag name"`
-	Detail string `json:"detail,omitempty" jsonschema:"none (no files), stats or full_patch (default)"`
+	SHA         string `json:"sha" jsonschema:"Commit SHA, branch name or tag name"`
+	IncludeDiff *bool  `json:"include_diff,omitempty" jsonschema:"Whether to include file diffs and stats in the response. Default is true."`
 	Paging
 }
 
@@ -370,11 +370,5 @@ var getCommit = twins.New(twins.Spec{
 	if c == nil || in.SHA == "" {
 		return APICommit{}, invalid("Commit", "sha", "invalid", "No commit found for SHA: %s", in.SHA).With("message", "No commit found for SHA: "+in.SHA)
 	}
-	out := newView(ctx, w).commit(r, c, in.Detail != "none")
-	if in.Detail == "stats" {
-		for i := range out.Files {
-			out.Files[i].Patch = ""
-		}
-	}
-	return out, nil
+	return newView(ctx, w).commit(r, c, in.IncludeDiff == nil || *in.IncludeDiff), nil
 })

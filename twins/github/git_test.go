@@ -230,3 +230,15 @@ func TestLineDiff(t *testing.T) {
 		t.Errorf("diff: +%d -%d\n%s", adds, dels, patch)
 	}
 }
+
+func TestGetCommitIncludeDiff(t *testing.T) {
+	w := world(t, SeedExample)
+	full := mustCall(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"fix-orders"}`).Out.(APICommit)
+	if len(full.Files) == 0 || full.Stats == nil {
+		t.Fatalf("diff by default: %+v", full)
+	}
+	bare := mustCall(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"fix-orders","include_diff":false}`).Out.(APICommit)
+	if len(bare.Files) != 0 || bare.Stats != nil || bare.SHA != full.SHA {
+		t.Errorf("include_diff false: %+v", bare)
+	}
+}

@@ -219,3 +219,19 @@ func callOver(t *testing.T, w *World, transport, name, args string) twinstest.Re
 	out, err := a.Run(ctx, w, in)
 	return twinstest.Result{Out: out, Err: twins.AsError(err), Mutated: c.Mutated()}
 }
+
+func TestCreateRepositoryPrivateDefault(t *testing.T) {
+	w := world(t, "")
+	for _, c := range []struct {
+		transport, name string
+		private         bool
+	}{{twins.TransportMCP, "a", true}, {twins.TransportREST, "b", false}} {
+		r := callOver(t, w, c.transport, "create_repository", `{"name":"`+c.name+`"}`)
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		if got := r.Out.(APIRepository).Private; got != c.private {
+			t.Errorf("%s: private = %v, want %v", c.transport, got, c.private)
+		}
+	}
+}

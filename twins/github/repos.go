@@ -329,7 +329,7 @@ var listRepositories = twins.New(twins.Spec{
 type CreateRepositoryIn struct {
 	Name         string `json:"name" jsonschema:"Repository name"`
 	Description  string `json:"description,omitempty" jsonschema:"Repository description"`
-	Private      *bool  `json:"private,omitempty" jsonschema:"Whether the repository is private"`
+	Private      *bool  `json:"private,omitempty" jsonschema:"Whether the repository should be private; when omitted, private over MCP (github-mcp-server's default) and public over REST (GitHub's)"`
 	AutoInit     bool   `json:"autoInit,omitempty" jsonschema:"Initialize with a README"`
 	Organization string `json:"organization,omitempty" jsonschema:"Organization to create the repository in (omit for your personal account)"`
 }
@@ -363,7 +363,13 @@ var createRepository = twins.New(twins.Spec{
 	now := twins.EnvFrom(ctx).Now().UTC()
 	r := emptyRepo(w, owner, in.Name, now)
 	r.Description = in.Description
-	r.Private = in.Private != nil && *in.Private
+	if in.Private != nil {
+		r.Private = *in.Private
+	} else {
+		// github-mcp-server creates private repositories unless told
+		// otherwise; GitHub's REST API creates public ones.
+		r.Private = twins.TransportFrom(ctx) == twins.TransportMCP
+	}
 	if in.Organization == "" {
 		r.Collaborators = []string{}
 	}
