@@ -39,6 +39,37 @@ type CreateProductInput struct {
 	Expand              []string          `json:"expand,omitempty"`
 }
 
+// UpdateProductInput updates a product; absent fields are left alone and
+// an empty string clears an optional text field.
+type UpdateProductInput struct {
+	Product             string            `json:"product" jsonschema:"the product id (prod_…)"`
+	Name                *string           `json:"name,omitempty"`
+	Description         *string           `json:"description,omitempty" jsonschema:"the description; empty to clear it"`
+	Active              *bool             `json:"active,omitempty" jsonschema:"false archives the product"`
+	DefaultPrice        *string           `json:"default_price,omitempty" jsonschema:"an active price of this product (price_…)"`
+	Metadata            map[string]string `json:"metadata,omitempty" jsonschema:"keys to set; a key set to an empty string is removed"`
+	Images              []string          `json:"images,omitempty"`
+	URL                 *string           `json:"url,omitempty"`
+	Shippable           *bool             `json:"shippable,omitempty"`
+	StatementDescriptor *string           `json:"statement_descriptor,omitempty"`
+	TaxCode             *string           `json:"tax_code,omitempty"`
+	UnitLabel           *string           `json:"unit_label,omitempty"`
+	Expand              []string          `json:"expand,omitempty"`
+}
+
+// UpdatePriceInput updates a price. Stripe prices are immutable in amount
+// and currency; only these fields change.
+type UpdatePriceInput struct {
+	Price             string            `json:"price" jsonschema:"the price id (price_…)"`
+	Active            *bool             `json:"active,omitempty" jsonschema:"false archives the price"`
+	Nickname          *string           `json:"nickname,omitempty" jsonschema:"a label not shown to customers; empty to clear it"`
+	LookupKey         *string           `json:"lookup_key,omitempty" jsonschema:"a unique key to fetch the price by; empty to clear it"`
+	TransferLookupKey *bool             `json:"transfer_lookup_key,omitempty" jsonschema:"take the lookup_key over from the price that has it"`
+	Metadata          map[string]string `json:"metadata,omitempty" jsonschema:"keys to set; a key set to an empty string is removed"`
+	TaxBehavior       string            `json:"tax_behavior,omitempty" jsonschema:"inclusive, exclusive or unspecified"`
+	Expand            []string          `json:"expand,omitempty"`
+}
+
 // RetrieveProductInput names a product.
 type RetrieveProductInput struct {
 	Product string   `json:"product" jsonschema:"the product id (prod_…)"`
@@ -353,6 +384,150 @@ func listPrices(ctx context.Context, w *World, in ListPricesInput) (List[*Price]
 	return paginate(w, items, func(p *Price) string { return p.ID }, in.listParams, "/v1/prices", "price", expander[Price](w))
 }
 
+// optional turns Stripe's "empty string clears" into a nullable field.
+func optional(s *string) *string {
+	if s == nil || *s == "" {
+		return nil
+	}
+	return s
+}
+
+func updateProduct(ctx context.Context, w *World, in UpdateProductInput) (*Product, error) {
+	p := w.product(in.Product)
+	if p == nil {
+		return nil, noSuch("product", in.Product, "id")
+	}
+	if in.Name != nil && *in.Name == "" {
+		return nil, invalidParam("name", "parameter_invalid_empty", "You passed an empty string for 'name'. We assume empty values are an attempt to unset a parameter; however 'name' cannot be unset. You should remove 'name' from your request or supply a non-empty value.")
+	}
+	if in.DefaultPrice != nil && *in.DefaultPrice != "" {
+		price := w.price(*in.DefaultPrice)
+		if price == nil {
+			return nil, noSuch("price", *in.DefaultPrice, "default_price")
+		}
+		if refOf(price.Product) != p.ID {
+			return nil, invalidParam("default_price", "", "The price `%s` does not belong to this product.", price.ID)
+		}
+		if !price.Active {
+			return nil, invalidParam("default_price", "", "The price `%s` is not active and cannot be a product's default price.", price.ID)
+		}
+	}
+	if in.Active != nil && !*in.Active && refOf(p.DefaultPrice) != "" && (in.DefaultPrice == nil || *in.DefaultPrice != "") {
+		// Stripe refuses to archive a product that still has a default price.
+		return nil, invalidParam("active", "", "You cannot archive a product with a default price. Remove the default price first by setting default_price to an empty string.")
+	}
+	if err := checkMetadata(in.Metadata); err != nil {
+		return nil, err
+	}
+	if err := checkExpand(w, p, in.Expand); err != nil {
+		return nil, err
+	}
+	before := clone(p)
+	if in.Name != nil {
+		p.Name = *in.Name
+	}
+	if in.Description != nil {
+		p.Description = optional(in.Description)
+	}
+	if in.Active != nil {
+		p.Active = *in.Active
+	}
+	if in.DefaultPrice != nil {
+		p.DefaultPrice = ref(*in.DefaultPrice)
+	}
+	if in.Metadata != nil {
+		p.Metadata = mergeMetadata(p.Metadata, in.Metadata)
+	}
+	if in.Images != nil {
+		p.Images = in.Images
+	}
+	if in.URL != nil {
+		p.URL = optional(in.URL)
+	}
+	if in.Shippable != nil {
+		p.Shippable = in.Shippable
+	}
+	if in.StatementDescriptor != nil {
+		p.StatementDescriptor = optional(in.StatementDescriptor)
+	}
+	if in.TaxCode != nil {
+		p.TaxCode = ref(*in.TaxCode)
+	}
+	if in.UnitLabel != nil {
+		p.UnitLabel = optional(in.UnitLabel)
+	}
+	prev := previousAttributes(before, p)
+	if len(prev) == 0 {
+		unchanged(ctx)
+		return expanded(w, p, in.Expand)
+	}
+	p.Updated = now(ctx)
+	prev["updated"] = before.Updated
+	w.emit(ctx, "product.updated", p, prev)
+	return expanded(w, p, in.Expand)
+}
+
+func updatePrice(ctx context.Context, w *World, in UpdatePriceInput) (*Price, error) {
+	p := w.price(in.Price)
+	if p == nil {
+		return nil, noSuch("price", in.Price, "price")
+	}
+	switch in.TaxBehavior {
+	case "", "inclusive", "exclusive", "unspecified":
+	default:
+		return nil, invalidParam("tax_behavior", "", "Invalid tax_behavior: must be one of inclusive, exclusive, or unspecified")
+	}
+	if in.TaxBehavior != "" && p.TaxBehavior != "unspecified" && in.TaxBehavior != p.TaxBehavior {
+		return nil, invalidParam("tax_behavior", "", "Tax behavior cannot be changed once it is set to inclusive or exclusive.")
+	}
+	var holder *Price
+	if k := optional(in.LookupKey); k != nil {
+		for _, o := range w.Prices {
+			if o != p && o.LookupKey != nil && *o.LookupKey == *k {
+				holder = o
+			}
+		}
+		if holder != nil && (in.TransferLookupKey == nil || !*in.TransferLookupKey) {
+			return nil, invalidParam("lookup_key", "", "A price (`%s`) already uses that lookup key.", holder.ID)
+		}
+	}
+	if err := checkMetadata(in.Metadata); err != nil {
+		return nil, err
+	}
+	if err := checkExpand(w, p, in.Expand); err != nil {
+		return nil, err
+	}
+	before := clone(p)
+	if in.Active != nil {
+		p.Active = *in.Active
+	}
+	if in.Nickname != nil {
+		p.Nickname = optional(in.Nickname)
+	}
+	if in.LookupKey != nil {
+		p.LookupKey = optional(in.LookupKey)
+	}
+	if in.Metadata != nil {
+		p.Metadata = mergeMetadata(p.Metadata, in.Metadata)
+	}
+	if in.TaxBehavior != "" {
+		p.TaxBehavior = in.TaxBehavior
+	}
+	prev := previousAttributes(before, p)
+	if len(prev) == 0 {
+		unchanged(ctx)
+		return expanded(w, p, in.Expand)
+	}
+	if holder != nil {
+		// The key moves: the price that held it loses it.
+		old := clone(holder)
+		holder.LookupKey = nil
+		w.emit(ctx, "price.updated", holder, previousAttributes(old, holder))
+	}
+	w.emit(ctx, "price.updated", p, prev)
+	return expanded(w, p, in.Expand)
+}
+
 func productActions() []twins.Action {
 	return []twins.Action{
 		writeAction(twins.Spec{
@@ -367,6 +542,12 @@ func productActions() []twins.Action {
 			Effect:      twins.Read,
 			Bindings:    []twins.Binding{{Method: "GET", Path: "/v1/products/{product}"}},
 		}, retrieveProduct),
+		writeAction(twins.Spec{
+			Name: "update_product", Title: "Update a product",
+			Description: "Update a product's name, description, active flag (false archives it), default_price (a price of the product; empty string removes it), metadata (empty value removes a key) and other details.",
+			Effect:      twins.Write,
+			Bindings:    []twins.Binding{{Method: "POST", Path: "/v1/products/{product}"}},
+		}, updateProduct),
 		twins.New(twins.Spec{
 			Name: "list_products", Title: "List products",
 			Description: "List products, newest first, optionally only active ones.",
@@ -385,6 +566,12 @@ func productActions() []twins.Action {
 			Effect:      twins.Read,
 			Bindings:    []twins.Binding{{Method: "GET", Path: "/v1/prices/{price}"}},
 		}, retrievePrice),
+		writeAction(twins.Spec{
+			Name: "update_price", Title: "Update a price",
+			Description: "Update a price's active flag (false archives it), nickname, lookup_key (transfer_lookup_key=true takes it from the price that has it), metadata or tax_behavior. The amount and currency of a price cannot change.",
+			Effect:      twins.Write,
+			Bindings:    []twins.Binding{{Method: "POST", Path: "/v1/prices/{price}"}},
+		}, updatePrice),
 		twins.New(twins.Spec{
 			Name: "list_prices", Title: "List prices",
 			Description: "List prices, newest first, optionally for one product, active only, or by type.",

@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -153,4 +154,77 @@ func TestEvents(t *testing.T) {
 	}
 	wantErr(t, w, "retrieve_event", `{"event":"evt_nope"}`, twins.NotFound, "resource_missing")
 	wantErr(t, w, "list_events", `{"type":"a.b","types":["c.d"]}`, twins.Invalid, "")
+}
+
+func TestUpdateProductAndPrice(t *testing.T) {
+	w := world(t, `{"products":[{"id":"prod_a","name":"A"},{"id":"prod_b","name":"B"}],
+		"prices":[{"id":"price_a","product":"prod_a","unit_amount":500,"currency":"usd","default":true},
+		          {"id":"price_a2","product":"prod_a","unit_amount":900,"currency":"usd","lookup_key":"std"},
+		          {"id":"price_b","product":"prod_b","unit_amount":100,"currency":"usd"},
+		          {"id":"price_old","product":"prod_b","unit_amount":50,"currency":"usd","active":false}]}`)
+	r := twinstest.MustCall(t, New(), w, "update_product", `{"product":"prod_a","name":"A+","description":"better","metadata":{"k":"v"},"default_price":"price_a2"}`)
+	p := r.JSON(t)
+	if !r.Mutated || p["name"] != "A+" || p["description"] != "better" || p["default_price"] != "price_a2" || p["metadata"].(map[string]any)["k"] != "v" {
+		t.Fatalf("updated %v", p)
+	}
+	ev := w.Events[len(w.Events)-1]
+	if ev.Type != "product.updated" || ev.Data.PreviousAttributes["name"] != "A" || ev.Data.PreviousAttributes["default_price"] != "price_a" {
+		t.Errorf("event %s %v", ev.Type, ev.Data.PreviousAttributes)
+	}
+	// Clearing: empty description, removing the metadata key and the default
+	// price, then archiving.
+	p = must(t, w, "update_product", `{"product":"prod_a","description":"","metadata":{"k":""},"default_price":"","active":false}`)
+	if p["description"] != nil || len(p["metadata"].(map[string]any)) != 0 || p["default_price"] != nil || p["active"] != false {
+		t.Errorf("cleared %v", p)
+	}
+	events := len(w.Events)
+	if r := call(t, w, "update_product", `{"product":"prod_a","name":"A+"}`); r.Err != nil || r.Mutated || len(w.Events) != events {
+		t.Errorf("a no-op update: %+v mutated=%v", r.Err, r.Mutated)
+	}
+
+	pr := must(t, w, "update_price", `{"price":"price_b","nickname":"Basic","active":false,"tax_behavior":"exclusive","metadata":{"tier":"1"}}`)
+	if pr["nickname"] != "Basic" || pr["active"] != false || pr["tax_behavior"] != "exclusive" || pr["unit_amount"] != float64(100) {
+		t.Fatalf("price %v", pr)
+	}
+	// A lookup key moves only with transfer_lookup_key.
+	wantErr(t, w, "update_price", `{"price":"price_b","lookup_key":"std"}`, twins.Invalid, "")
+	must(t, w, "update_price", `{"price":"price_b","lookup_key":"std","transfer_lookup_key":true}`)
+	if w.price("price_a2").LookupKey != nil || *w.price("price_b").LookupKey != "std" {
+		t.Error("lookup key not transferred")
+	}
+	if got := eventTypes(w)[len(w.Events)-2:]; got[0] != "price.updated" || got[1] != "price.updated" {
+		t.Errorf("events %v", got)
+	}
+
+	cases := []struct {
+		name, action, args, param string
+		code                      twins.Code
+	}{
+		{"unknown product", "update_product", `{"product":"prod_nope","name":"x"}`, "id", twins.NotFound},
+		{"empty name", "update_product", `{"product":"prod_b","name":""}`, "name", twins.Invalid},
+		{"unknown default price", "update_product", `{"product":"prod_b","default_price":"price_nope"}`, "default_price", twins.NotFound},
+		{"default price of another product", "update_product", `{"product":"prod_b","default_price":"price_a"}`, "default_price", twins.Invalid},
+		{"inactive default price", "update_product", `{"product":"prod_b","default_price":"price_old"}`, "default_price", twins.Invalid},
+		{"bad metadata", "update_product", `{"product":"prod_b","metadata":{"` + strings.Repeat("k", 41) + `":"x"}}`, "metadata", twins.Invalid},
+		{"bad expand", "update_product", `{"product":"prod_b","expand":["nope"]}`, "expand", twins.Invalid},
+		{"unknown price", "update_price", `{"price":"price_nope","active":true}`, "price", twins.NotFound},
+		{"bad tax behavior", "update_price", `{"price":"price_a","tax_behavior":"sometimes"}`, "tax_behavior", twins.Invalid},
+		{"tax behavior is fixed once set", "update_price", `{"price":"price_b","tax_behavior":"inclusive"}`, "tax_behavior", twins.Invalid},
+		{"taken lookup key", "update_price", `{"price":"price_a","lookup_key":"std"}`, "lookup_key", twins.Invalid},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := snapshot(t, w)
+			e := wantErr(t, w, c.action, c.args, c.code, "")
+			if c.param != "expand" && e.Field != c.param {
+				t.Errorf("param %q, want %q", e.Field, c.param)
+			}
+			if snapshot(t, w) != before {
+				t.Error("refused call changed the world")
+			}
+		})
+	}
+	// A product with a default price cannot be archived while it keeps it.
+	must(t, w, "update_product", `{"product":"prod_a","default_price":"price_a","active":true}`)
+	wantErr(t, w, "update_product", `{"product":"prod_a","active":false}`, twins.Invalid, "")
 }

@@ -49,7 +49,8 @@
 // PaymentIntents (create, retrieve, update, confirm, capture including
 // partial capture, cancel, list, search) with Stripe's status machine, the
 // charges confirmation creates (retrieve, list, search), refunds (full or
-// partial, by PaymentIntent or charge), products and prices, the balance and
+// partial, by PaymentIntent or charge), products and prices (create,
+// retrieve, update, list), the balance and
 // its transactions, and an event for every state change (list, retrieve).
 // Lists use Stripe's envelope and cursors (limit, starting_after,
 // ending_before); expand[] expands customer, payment_method, latest_charge,

@@ -531,3 +531,39 @@ func TestRESTWireDetails(t *testing.T) {
 		t.Error("the 501 is not on the tape")
 	}
 }
+
+func TestSDKUpdateProductAndPrice(t *testing.T) {
+	sc, _ := sdk(t, "")
+	prod, err := sc.V1Products.Create(ctx, &sg.ProductCreateParams{Name: sg.String("Mug"), DefaultPriceData: &sg.ProductCreateDefaultPriceDataParams{Currency: sg.String("usd"), UnitAmount: sg.Int64(1200)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := &sg.ProductUpdateParams{Name: sg.String("Big mug"), Description: sg.String("holds more")}
+	up.AddMetadata("size", "xl")
+	prod, err = sc.V1Products.Update(ctx, prod.ID, up)
+	if err != nil || prod.Name != "Big mug" || prod.Description != "holds more" || prod.Metadata["size"] != "xl" {
+		t.Fatalf("product update: %+v %v", prod, err)
+	}
+	pp := &sg.PriceUpdateParams{Nickname: sg.String("Launch"), LookupKey: sg.String("mug")}
+	price, err := sc.V1Prices.Update(ctx, prod.DefaultPrice.ID, pp)
+	if err != nil || price.Nickname != "Launch" || price.LookupKey != "mug" || price.UnitAmount != 1200 {
+		t.Fatalf("price update: %+v %v", price, err)
+	}
+	// Archiving needs the default price removed first, as at Stripe.
+	_, err = sc.V1Products.Update(ctx, prod.ID, &sg.ProductUpdateParams{Active: sg.Bool(false)})
+	stripeErr(t, err, 400, "")
+	prod, err = sc.V1Products.Update(ctx, prod.ID, &sg.ProductUpdateParams{Active: sg.Bool(false), DefaultPrice: sg.String("")})
+	if err != nil || prod.Active || prod.DefaultPrice != nil {
+		t.Fatalf("archive: %+v %v", prod, err)
+	}
+	var types []string
+	for e, err := range sc.V1Events.List(ctx, &sg.EventListParams{Types: []*string{sg.String("product.updated"), sg.String("price.updated")}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, string(e.Type))
+	}
+	if strings.Join(types, ",") != "product.updated,price.updated,product.updated" {
+		t.Errorf("events %v", types)
+	}
+}
