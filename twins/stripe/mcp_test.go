@@ -1,0 +1,122 @@
+package stripe_test
+
+import (
+	"encoding/json"
+	"sort"
+	"testing"
+
+	"github.com/pomehq/pome/rest/resttest"
+	"github.com/pomehq/pome/tape"
+	"github.com/pomehq/pome/twins/stripe"
+)
+
+// TestMCPEveryTool walks every area over MCP — each tool at least once —
+// through the same payment flow the stripe-go tests drive over REST, and
+// checks the answers decode as the REST objects do.
+func TestMCPEveryTool(t *testing.T) {
+	_, env := sdk(t, `{"balance":{"available":[{"amount":50000,"currency":"usd"}]}}`)
+	cs := env.MCP(t)
+	call := func(tool string, args map[string]any) map[string]any {
+		t.Helper()
+		text, isErr := resttest.CallTool(t, cs, tool, args)
+		if isErr {
+			t.Fatalf("%s(%v): %s", tool, args, text)
+		}
+		var out map[string]any
+		if err := json.Unmarshal([]byte(text), &out); err != nil {
+			t.Fatalf("%s: %v: %s", tool, err, text)
+		}
+		return out
+	}
+	want := func(tool string, got any, ok bool) {
+		t.Helper()
+		if !ok {
+			t.Errorf("%s: unexpected %v", tool, got)
+		}
+	}
+	data := func(l map[string]any) []any { d, _ := l["data"].([]any); return d }
+
+	cus := call("create_customer", map[string]any{"email": "mcp@example.com", "name": "Em Cee", "metadata": map[string]any{"via": "mcp"}})
+	id := cus["id"].(string)
+	want("retrieve_customer", cus, call("retrieve_customer", map[string]any{"customer": id})["email"] == "mcp@example.com")
+	want("update_customer", cus, call("update_customer", map[string]any{"customer": id, "description": "agent"})["description"] == "agent")
+	want("search_customers", nil, len(data(call("search_customers", map[string]any{"query": "email:'mcp@example.com'"}))) == 1)
+	want("list_customers", nil, len(data(call("list_customers", map[string]any{"limit": 10}))) == 1)
+
+	pm := call("create_payment_method", map[string]any{"type": "card", "card": map[string]any{"number": "4242424242424242", "exp_month": 12, "exp_year": 2034}})
+	pmID := pm["id"].(string)
+	want("attach_payment_method", nil, call("attach_payment_method", map[string]any{"payment_method": pmID, "customer": id})["customer"] == id)
+	want("retrieve_payment_method", nil, call("retrieve_payment_method", map[string]any{"payment_method": pmID})["id"] == pmID)
+	want("list_customer_payment_methods", nil, len(data(call("list_customer_payment_methods", map[string]any{"customer": id}))) == 1)
+	want("list_payment_methods", nil, len(data(call("list_payment_methods", map[string]any{"customer": id, "type": "card"}))) == 1)
+
+	pi := call("create_payment_intent", map[string]any{"amount": 8000, "currency": "usd", "customer": id, "payment_method": pmID,
+		"capture_method": "manual", "payment_method_types": []string{"card"}})
+	piID := pi["id"].(string)
+	want("create_payment_intent", pi["status"], pi["status"] == "requires_confirmation")
+	want("update_payment_intent", nil, call("update_payment_intent", map[string]any{"payment_intent": piID, "description": "order 9"})["description"] == "order 9")
+	want("confirm_payment_intent", nil, call("confirm_payment_intent", map[string]any{"payment_intent": piID})["status"] == "requires_capture")
+	cap := call("capture_payment_intent", map[string]any{"payment_intent": piID, "amount_to_capture": 5000})
+	want("capture_payment_intent", cap, cap["status"] == "succeeded" && cap["amount_received"] == float64(5000))
+	got := call("retrieve_payment_intent", map[string]any{"payment_intent": piID, "expand": []string{"latest_charge"}})
+	charge, _ := got["latest_charge"].(map[string]any)
+	want("retrieve_payment_intent", got, charge != nil && charge["amount_captured"] == float64(5000))
+	chID := charge["id"].(string)
+	want("search_payment_intents", nil, len(data(call("search_payment_intents", map[string]any{"query": "status:'succeeded'"}))) == 1)
+	want("list_payment_intents", nil, len(data(call("list_payment_intents", map[string]any{"customer": id}))) == 1)
+	want("retrieve_charge", nil, call("retrieve_charge", map[string]any{"charge": chID})["captured"] == true)
+	want("list_charges", nil, len(data(call("list_charges", map[string]any{"payment_intent": piID}))) == 1)
+	want("search_charges", nil, len(data(call("search_charges", map[string]any{"query": "amount>1000"}))) == 1)
+
+	re := call("create_refund", map[string]any{"payment_intent": piID, "amount": 1000})
+	want("retrieve_refund", nil, call("retrieve_refund", map[string]any{"refund": re["id"]})["amount"] == float64(1000))
+	want("list_refunds", nil, len(data(call("list_refunds", map[string]any{"payment_intent": piID}))) == 1)
+	if text, isErr := resttest.CallTool(t, cs, "create_refund", map[string]any{"payment_intent": piID, "amount": 99999}); !isErr {
+		t.Errorf("over-refund over MCP: %s", text)
+	}
+
+	other := call("create_payment_intent", map[string]any{"amount": 300, "currency": "usd", "payment_method_types": []string{"card"}})
+	want("cancel_payment_intent", nil, call("cancel_payment_intent", map[string]any{"payment_intent": other["id"], "cancellation_reason": "abandoned"})["status"] == "canceled")
+
+	prod := call("create_product", map[string]any{"name": "Sticker"})
+	want("retrieve_product", nil, call("retrieve_product", map[string]any{"product": prod["id"]})["name"] == "Sticker")
+	want("update_product", nil, call("update_product", map[string]any{"product": prod["id"], "name": "Big sticker"})["name"] == "Big sticker")
+	want("list_products", nil, len(data(call("list_products", map[string]any{}))) == 1)
+	price := call("create_price", map[string]any{"product": prod["id"], "currency": "usd", "unit_amount": 250})
+	want("retrieve_price", nil, call("retrieve_price", map[string]any{"price": price["id"]})["unit_amount"] == float64(250))
+	want("update_price", nil, call("update_price", map[string]any{"price": price["id"], "nickname": "std"})["nickname"] == "std")
+	want("list_prices", nil, len(data(call("list_prices", map[string]any{"product": prod["id"]}))) == 1)
+
+	bal := call("retrieve_balance", map[string]any{})
+	want("retrieve_balance", bal, bal["object"] == "balance")
+	txns := data(call("list_balance_transactions", map[string]any{}))
+	want("list_balance_transactions", txns, len(txns) == 2)
+	txnID := txns[0].(map[string]any)["id"]
+	want("retrieve_balance_transaction", nil, call("retrieve_balance_transaction", map[string]any{"balance_transaction": txnID})["id"] == txnID)
+
+	events := data(call("list_events", map[string]any{"type": "payment_intent.*"}))
+	want("list_events", events, len(events) >= 4)
+	evID := events[0].(map[string]any)["id"]
+	want("retrieve_event", nil, call("retrieve_event", map[string]any{"event": evID})["id"] == evID)
+
+	want("detach_payment_method", nil, call("detach_payment_method", map[string]any{"payment_method": pmID})["customer"] == nil)
+	want("delete_customer", nil, call("delete_customer", map[string]any{"customer": id})["deleted"] == true)
+
+	// Every tool was called, each taped once or more as an MCP row.
+	called := map[string]bool{}
+	for _, r := range env.Tape(t) {
+		if r.Transport == tape.TransportMCP && r.ToolName() != "" {
+			called[r.ToolName()] = true
+		}
+	}
+	var missing []string
+	for _, name := range stripe.New().ActionNames() {
+		if !called[name] {
+			missing = append(missing, name)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("tools never called over MCP: %v", missing)
+	}
+}
