@@ -92,6 +92,8 @@ var getFileContents = twins.New(twins.Spec{
 	Bindings: []twins.Binding{
 		{Method: "GET", Path: "/repos/{owner}/{repo}/contents/{path:.+}", Shape: restShape},
 		{Method: "GET", Path: "/repos/{owner}/{repo}/contents", Shape: restShape},
+		// go-github asks for the root as …/contents/ (an empty path).
+		{Method: "GET", Path: "/repos/{owner}/{repo}/contents/", Shape: restShape},
 	},
 }, func(ctx context.Context, w *World, in GetFileContentsIn) (any, error) {
 	r, err := w.repo(in.Owner, in.Repo)

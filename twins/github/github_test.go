@@ -235,3 +235,22 @@ func TestCreateRepositoryPrivateDefault(t *testing.T) {
 		}
 	}
 }
+
+func TestLabelWriteRESTPathName(t *testing.T) {
+	w := world(t, SeedExample)
+	wantErr(t, w, "label_write", `{"method":"update","owner":"acme","repo":"api","color":"000000"}`, twins.Unprocessable, "missing_field")
+	// REST: the path's label_name names the label; a body name renames it.
+	out := mustCall(t, w, "label_write", `{"method":"update","owner":"acme","repo":"api","label_name":"feature","name":"enhancement"}`).Out.(*APILabel)
+	if out.Name != "enhancement" {
+		t.Errorf("rename via body name: %+v", out)
+	}
+	out = mustCall(t, w, "label_write", `{"method":"update","owner":"acme","repo":"api","label_name":"enhancement","color":"00ff00"}`).Out.(*APILabel)
+	if out.Name != "enhancement" || out.Color != "00ff00" {
+		t.Errorf("recolor via path name: %+v", out)
+	}
+	mustCall(t, w, "label_write", `{"method":"delete","owner":"acme","repo":"api","label_name":"enhancement"}`)
+	r, _ := w.repo("acme", "api")
+	if r.label("enhancement") != nil {
+		t.Error("label not deleted")
+	}
+}

@@ -213,10 +213,15 @@ var getLabel = twins.New(twins.Spec{
 type LabelWriteIn struct {
 	Method string `json:"method" jsonschema:"create, update or delete"`
 	RepoRef
-	Name        string  `json:"name" jsonschema:"Label name (the current name for update and delete)"`
+	// Name is optional in the schema only because GitHub's REST PATCH and
+	// DELETE carry it in the path (label_name); the handler requires it.
+	Name        string  `json:"name,omitempty" jsonschema:"Label name (the current name for update and delete); required"`
 	NewName     string  `json:"new_name,omitempty" jsonschema:"New name for the label (update only)"`
 	Color       string  `json:"color,omitempty" jsonschema:"6-character hex color without '#', e.g. f29513"`
 	Description *string `json:"description,omitempty" jsonschema:"Label description"`
+	// LabelName carries the {name} of GitHub's REST path, so that the body's
+	// name (go-github's way to rename) does not collide with it.
+	LabelName string `json:"label_name,omitempty" jsonschema:"The label's current name when it comes from the REST path; MCP callers use name"`
 }
 
 var labelWrite = twins.New(twins.Spec{
@@ -226,8 +231,8 @@ var labelWrite = twins.New(twins.Spec{
 	Effect:      twins.Destructive,
 	Bindings: []twins.Binding{
 		{Method: "POST", Path: "/repos/{owner}/{repo}/labels", Fixed: map[string]any{"method": "create"}, Status: 201},
-		{Method: "PATCH", Path: "/repos/{owner}/{repo}/labels/{name}", Fixed: map[string]any{"method": "update"}},
-		{Method: "DELETE", Path: "/repos/{owner}/{repo}/labels/{name}", Fixed: map[string]any{"method": "delete"}, Status: 204, Shape: noBody},
+		{Method: "PATCH", Path: "/repos/{owner}/{repo}/labels/{label_name}", Fixed: map[string]any{"method": "update"}},
+		{Method: "DELETE", Path: "/repos/{owner}/{repo}/labels/{label_name}", Fixed: map[string]any{"method": "delete"}, Status: 204, Shape: noBody},
 	},
 }, func(ctx context.Context, w *World, in LabelWriteIn) (*APILabel, error) {
 	r, err := w.repo(in.Owner, in.Repo)
@@ -238,12 +243,20 @@ var labelWrite = twins.New(twins.Spec{
 	if color != "" && !colorRE.MatchString(color) {
 		return nil, invalid("Label", "color", "invalid", "color must be 6 hex digits, got %q", in.Color).With("value", in.Color)
 	}
+	if in.LabelName != "" {
+		// REST: the path names the label; a body name (GitHub's older
+		// spelling, which go-github still sends) renames it, like new_name.
+		if in.NewName == "" && in.Name != "" && in.Name != in.LabelName {
+			in.NewName = in.Name
+		}
+		in.Name = in.LabelName
+	}
+	if strings.TrimSpace(in.Name) == "" {
+		return nil, invalid("Label", "name", "missing_field", "name is required")
+	}
 	v := newView(ctx, w)
 	switch in.Method {
 	case "create":
-		if strings.TrimSpace(in.Name) == "" {
-			return nil, invalid("Label", "name", "missing_field", "name is required")
-		}
 		if r.label(in.Name) != nil {
 			return nil, invalid("Label", "name", "already_exists", "a label named %q already exists in %s", in.Name, r.FullName()).With("value", in.Name)
 		}
