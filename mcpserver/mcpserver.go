@@ -147,7 +147,15 @@ func recordMiddleware(m *session.Manager, tw *twins.Twin) mcp.Middleware {
 			if err != nil {
 				row.Response.Body = marshalRedacted(map[string]any{"error": map[string]any{"message": err.Error()}})
 			} else {
-				row.Response.Body = tape.Scrub(marshalRedacted(map[string]any{"result": res}), p.Token)
+				taped := res
+				if ctr, ok := res.(*mcp.CallToolResult); ok && ctr.StructuredContent != nil {
+					// structuredContent repeats the text content; tape it once.
+					cp := *ctr
+					cp.StructuredContent = nil
+					taped = &cp
+				}
+				b, _ := json.Marshal(map[string]any{"result": taped})
+				row.Response.Body = tape.Scrub(tape.Truncate(b), p.Token)
 			}
 			if rerr := m.Record(ctx, p.Sandbox, row); rerr != nil {
 				return res, err

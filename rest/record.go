@@ -56,7 +56,9 @@ func (r *recorder) responseBody() json.RawMessage {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
 	}
-	if json.Valid(b) {
+	// Twin responses are written by writeJSON, so a JSON content type means
+	// valid JSON; only foreign bodies are checked.
+	if strings.HasPrefix(r.Header().Get("Content-Type"), "application/json") || json.Valid(b) {
 		return json.RawMessage(bytes.TrimSpace(b))
 	}
 	s, _ := json.Marshal(string(b))

@@ -1,10 +1,13 @@
 package session
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -41,7 +44,10 @@ type memTwin struct {
 	seed  []byte
 
 	tapeMu sync.Mutex
-	rows   []tape.Row
+	// rows holds each tape row as its JSON encoding: one pointer-free
+	// allocation per row keeps garbage collection cheap however long tapes
+	// grow. Seq N is at index N-1.
+	rows [][]byte
 }
 
 type memTeam struct {
@@ -325,15 +331,31 @@ func (s *MemoryStore) Seed(ctx context.Context, sb *Sandbox, twin string) ([]byt
 	return mt.seed, nil
 }
 
+// seqZero is how every row's encoding starts before its seq is known.
+var seqZero = []byte(`{"seq":0,`)
+
 func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (int64, error) {
 	mt, err := s.twin(sb, row.Twin)
 	if err != nil {
 		return 0, err
 	}
+	// Encode outside the lock; only the seq is spliced in under it.
+	row.Seq = 0
+	enc, err := json.Marshal(row)
+	if err != nil {
+		return 0, err
+	}
+	if !bytes.HasPrefix(enc, seqZero) {
+		return 0, fmt.Errorf("tape row encoding starts with %.12q", enc)
+	}
+	rest := enc[len(seqZero):]
 	mt.tapeMu.Lock()
 	defer mt.tapeMu.Unlock()
 	row.Seq = int64(len(mt.rows)) + 1
-	mt.rows = append(mt.rows, *row)
+	seq := strconv.AppendInt([]byte(`{"seq":`), row.Seq, 10)
+	buf := make([]byte, 0, len(seq)+1+len(rest))
+	buf = append(append(append(buf, seq...), ','), rest...)
+	mt.rows = append(mt.rows, buf)
 	return row.Seq, nil
 }
 
@@ -342,19 +364,28 @@ func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after 
 	if err != nil {
 		return nil, err
 	}
-	mt.tapeMu.Lock()
-	defer mt.tapeMu.Unlock()
 	if after < 0 {
 		after = 0
 	}
-	if after >= int64(len(mt.rows)) {
-		return []tape.Row{}, nil
+	mt.tapeMu.Lock()
+	var encs [][]byte
+	if after < int64(len(mt.rows)) {
+		encs = mt.rows[after:]
+		if limit > 0 && len(encs) > limit {
+			encs = encs[:limit]
+		}
+		// Rows are never modified once appended, so decoding can happen
+		// outside the lock.
+		encs = append([][]byte(nil), encs...)
 	}
-	rows := mt.rows[after:]
-	if limit > 0 && len(rows) > limit {
-		rows = rows[:limit]
+	mt.tapeMu.Unlock()
+	out := make([]tape.Row, len(encs))
+	for i, e := range encs {
+		if err := json.Unmarshal(e, &out[i]); err != nil {
+			return nil, fmt.Errorf("tape row %d: %w", after+int64(i)+1, err)
+		}
 	}
-	return append([]tape.Row(nil), rows...), nil
+	return out, nil
 }
 
 func (s *MemoryStore) Usage(ctx context.Context, team string) (Usage, error) {
