@@ -138,6 +138,9 @@ func TestSeedErrors(t *testing.T) {
 		"refund unknown charge":     {`{"refunds":[{"charge":"ch_x"}]}`, "/refunds/0/charge"},
 		"fault bad when":            {`{"faults":[{"method":"POST","path":"/v1/refunds","when":"during","status":500}]}`, "/faults/0/when"},
 		"fault bad status":          {`{"faults":[{"method":"POST","path":"/v1/refunds","status":200}]}`, "/faults/0/status"},
+		"fault on a read":           {`{"faults":[{"method":"GET","path":"/v1/refunds","status":500}]}`, "/faults/0/method"},
+		"fault bad path":            {`{"faults":[{"method":"POST","path":"refunds","status":500}]}`, "/faults/0/path"},
+		"fault bad body":            {`{"faults":[{"method":"POST","path":"/v1/refunds","status":500,"body":[1]}]}`, "/faults/0/body"},
 		"default pm not attached":   {`{"customers":[{"id":"cus_a","default_payment_method":"pm_a"}],"payment_methods":[{"id":"pm_a","card":"4242424242424242"}]}`, "/customers/0/default_payment_method"},
 	}
 	for name, c := range cases {
