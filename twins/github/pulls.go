@@ -261,7 +261,7 @@ var listPullRequests = twins.New(twins.Spec{
 
 // PullReadIn is pull_request_read's input (github-mcp-server's names).
 type PullReadIn struct {
-	Method string `json:"method" jsonschema:"get, get_diff, get_status, get_files, get_commits, get_review_comments, get_reviews, get_comments or get_check_runs"`
+	Method string `json:"method" jsonschema:"get, get_diff, get_status, get_files, get_commits, get_review_comments, get_reviews, get_comments, get_check_runs or get_ci_summary"`
 	RepoRef
 	PullNumber int `json:"pullNumber" jsonschema:"Pull request number"`
 	Paging
@@ -269,7 +269,7 @@ type PullReadIn struct {
 
 var pullRequestRead = twins.New(twins.Spec{
 	Name: "pull_request_read", Title: "Get details for a single pull request",
-	Description: "Get information on a pull request: details (get), diff (get_diff), combined status (get_status), changed files (get_files), commits (get_commits), review comments (get_review_comments), reviews (get_reviews), conversation comments (get_comments) or check runs (get_check_runs).",
+	Description: "Get information on a pull request: details (get), diff (get_diff), combined status (get_status), changed files (get_files), commits (get_commits), review comments (get_review_comments), reviews (get_reviews), conversation comments (get_comments), check runs (get_check_runs) or one CI verdict over statuses and check runs (get_ci_summary).",
 	Effect:      twins.Read,
 	Bindings: []twins.Binding{
 		{Method: "GET", Path: pullPath, Rename: pullRename, Fixed: map[string]any{"method": "get"}},
@@ -338,6 +338,8 @@ var pullRequestRead = twins.New(twins.Spec{
 		return newList(ctx, items, in.Paging, fmt.Sprintf("/repos/%s/issues/%d/comments", r.FullName(), is.Number), nil), nil
 	case "get_check_runs":
 		return v.checkRuns(r, r.headSHA(p)), nil
+	case "get_ci_summary":
+		return v.ciSummary(r, r.headSHA(p)), nil
 	}
 	return nil, invalid("PullRequest", "method", "invalid", "unknown method %q", in.Method)
 })
@@ -922,3 +924,73 @@ var listRequestedReviewers = twins.New(twins.Spec{
 	}
 	return RequestedReviewers{Users: newView(ctx, w).users(is.Pull.RequestedReviewers), Teams: []APITeam{}}, nil
 })
+
+// CISummary is pull_request_read's get_ci_summary: the head's commit
+// statuses and check runs folded into one verdict (passing, failing,
+// pending or no_checks).
+type CISummary struct {
+	Verdict string    `json:"verdict"`
+	HeadSHA string    `json:"head_sha"`
+	Total   int       `json:"total"`
+	Passing int       `json:"passing"`
+	Failing int       `json:"failing"`
+	Pending int       `json:"pending"`
+	Checks  []CICheck `json:"checks"`
+}
+
+// CICheck is one status context or check run of a CISummary.
+type CICheck struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	State string `json:"state"`
+}
+
+func (v *view) ciSummary(r *Repo, sha string) CISummary {
+	out := CISummary{HeadSHA: sha, Checks: []CICheck{}}
+	add := func(name, kind, state, bucket string) {
+		out.Checks = append(out.Checks, CICheck{Name: name, Kind: kind, State: state})
+		switch bucket {
+		case "pass":
+			out.Passing++
+		case "fail":
+			out.Failing++
+		default:
+			out.Pending++
+		}
+	}
+	for _, s := range v.combinedStatus(r, sha).Statuses {
+		bucket := "pending"
+		switch s.State {
+		case "success":
+			bucket = "pass"
+		case "failure", "error":
+			bucket = "fail"
+		}
+		add(s.Context, "status", s.State, bucket)
+	}
+	for _, c := range v.checkRuns(r, sha).CheckRuns {
+		state, bucket := c.Status, "pending"
+		if c.Status == "completed" && c.Conclusion != nil {
+			state = *c.Conclusion
+			switch state {
+			case "success", "neutral", "skipped":
+				bucket = "pass"
+			default:
+				bucket = "fail"
+			}
+		}
+		add(c.Name, "check_run", state, bucket)
+	}
+	out.Total = len(out.Checks)
+	switch {
+	case out.Total == 0:
+		out.Verdict = "no_checks"
+	case out.Failing > 0:
+		out.Verdict = "failing"
+	case out.Pending > 0:
+		out.Verdict = "pending"
+	default:
+		out.Verdict = "passing"
+	}
+	return out
+}

@@ -226,3 +226,27 @@ func TestStatusesAndChecks(t *testing.T) {
 		t.Errorf("runs: %+v", runs)
 	}
 }
+
+func TestPullCISummary(t *testing.T) {
+	w := world(t, SeedExample)
+	sum := mustCall(t, w, "pull_request_read", `{"method":"get_ci_summary","owner":"acme","repo":"api","pullNumber":3}`).Out.(CISummary)
+	if sum.Verdict != "passing" || sum.Total != 2 || sum.Passing != 2 {
+		t.Errorf("seeded summary: %+v", sum)
+	}
+	head := sum.HeadSHA
+	mustCall(t, w, "create_commit_status", `{"owner":"acme","repo":"api","sha":"`+head+`","state":"pending","context":"ci/e2e"}`)
+	if sum = mustCall(t, w, "pull_request_read", `{"method":"get_ci_summary","owner":"acme","repo":"api","pullNumber":3}`).Out.(CISummary); sum.Verdict != "pending" {
+		t.Errorf("pending: %+v", sum)
+	}
+	mustCall(t, w, "create_check_run", `{"owner":"acme","repo":"api","head_sha":"`+head+`","name":"lint","status":"completed","conclusion":"failure"}`)
+	if sum = mustCall(t, w, "pull_request_read", `{"method":"get_ci_summary","owner":"acme","repo":"api","pullNumber":3}`).Out.(CISummary); sum.Verdict != "failing" || sum.Failing != 1 {
+		t.Errorf("failing: %+v", sum)
+	}
+	w2 := world(t, "")
+	mustCall(t, w2, "create_branch", `{"owner":"acme","repo":"api","branch":"x"}`)
+	mustCall(t, w2, "create_or_update_file", `{"owner":"acme","repo":"api","path":"x.txt","content":"x","message":"x","branch":"x"}`)
+	mustCall(t, w2, "create_pull_request", `{"owner":"acme","repo":"api","title":"x","head":"x","base":"main"}`)
+	if sum = mustCall(t, w2, "pull_request_read", `{"method":"get_ci_summary","owner":"acme","repo":"api","pullNumber":2}`).Out.(CISummary); sum.Verdict != "no_checks" {
+		t.Errorf("no checks: %+v", sum)
+	}
+}
