@@ -27,7 +27,7 @@ type ErrorBody func(tw *twins.Twin, e *twins.Error) (status int, body any)
 // New returns the MCP handler of one twin.
 func New(m *session.Manager, tw *twins.Twin, errBody ErrorBody, maxBody int64) http.Handler {
 	srv := Server(m, tw, errBody)
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
 		MaxRequestBodyBytes: maxBody,
@@ -35,6 +35,7 @@ func New(m *session.Manager, tw *twins.Twin, errBody ErrorBody, maxBody int64) h
 		// be reached through any public host name.
 		DisableLocalhostProtection: true,
 	})
+	return &fastPath{m: m, tw: tw, errBody: errBody, maxBody: maxBody, sdk: sdk}
 }
 
 // Server builds the MCP server of a twin: one tool per action, plus the
@@ -75,30 +76,36 @@ func Tool(a twins.Action) *mcp.Tool {
 
 func handler(m *session.Manager, tw *twins.Twin, a twins.Action, errBody ErrorBody) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		p := session.PrincipalFrom(ctx)
-		if p == nil {
-			return errorResult(tw, twins.Errorf(twins.Unauthorized, "not_authed", "no sandbox for this call"), errBody), nil
-		}
-		ctx = twins.WithTransport(ctx, twins.TransportMCP)
-		twins.CallFrom(ctx).SetTool(a.Name())
-		in, err := a.Decode(req.Params.Arguments)
-		if err != nil {
-			return errorResult(tw, twins.AsError(err), errBody), nil
-		}
-		out, err := m.Invoke(ctx, p.Sandbox, tw, a, in)
-		if err != nil {
-			return errorResult(tw, twins.AsError(err), errBody), nil
-		}
-		text, err := json.Marshal(out)
-		if err != nil {
-			return errorResult(tw, twins.Errorf(twins.Internal, "", "encode output: %v", err), errBody), nil
-		}
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
-		if a.OutputSchema() != nil && len(text) > 0 && text[0] == '{' {
-			res.StructuredContent = json.RawMessage(text)
-		}
-		return res, nil
+		return callTool(ctx, m, tw, a, req.Params.Arguments, errBody), nil
 	}
+}
+
+// callTool runs one action for an MCP tools/call, whichever path received
+// it; every failure is an isError result, as MCP tools report errors.
+func callTool(ctx context.Context, m *session.Manager, tw *twins.Twin, a twins.Action, args json.RawMessage, errBody ErrorBody) *mcp.CallToolResult {
+	p := session.PrincipalFrom(ctx)
+	if p == nil {
+		return errorResult(tw, twins.Errorf(twins.Unauthorized, "not_authed", "no sandbox for this call"), errBody)
+	}
+	ctx = twins.WithTransport(ctx, twins.TransportMCP)
+	twins.CallFrom(ctx).SetTool(a.Name())
+	in, err := a.Decode(args)
+	if err != nil {
+		return errorResult(tw, twins.AsError(err), errBody)
+	}
+	out, err := m.Invoke(ctx, p.Sandbox, tw, a, in)
+	if err != nil {
+		return errorResult(tw, twins.AsError(err), errBody)
+	}
+	text, err := json.Marshal(out)
+	if err != nil {
+		return errorResult(tw, twins.Errorf(twins.Internal, "", "encode output: %v", err), errBody)
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
+	if a.OutputSchema() != nil && len(text) > 0 && text[0] == '{' {
+		res.StructuredContent = json.RawMessage(text)
+	}
+	return res
 }
 
 func errorResult(tw *twins.Twin, e *twins.Error, errBody ErrorBody) *mcp.CallToolResult {
@@ -125,44 +132,51 @@ func recordMiddleware(m *session.Manager, tw *twins.Twin) mcp.Middleware {
 			start := time.Now()
 			ctx, call := twins.WithCall(ctx)
 			res, err := next(ctx, method, req)
-			row := &tape.Row{
-				At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportMCP,
-				Method: http.MethodPost, Path: p.Path, MCPMethod: method, Status: http.StatusOK,
-				StateMutation: call.Mutated(),
-				Request: tape.Request{
-					Query:   map[string]string{},
-					Headers: tape.RedactHeaders(p.Header),
-				},
-				LatencyUS: time.Since(start).Microseconds(),
-			}
+			tool := ""
 			if method == "tools/call" {
 				if params, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
-					if _, known := tw.Action(params.Name); known {
-						name := params.Name
-						row.Tool = &name
-					}
+					tool = params.Name
 				}
 			}
-			row.Request.Body = tape.Scrub(marshalRedacted(map[string]any{"jsonrpc": "2.0", "method": method, "params": req.GetParams()}), p.Token)
-			if err != nil {
-				row.Response.Body = marshalRedacted(map[string]any{"error": map[string]any{"message": err.Error()}})
-			} else {
-				taped := res
-				if ctr, ok := res.(*mcp.CallToolResult); ok && ctr.StructuredContent != nil {
-					// structuredContent repeats the text content; tape it once.
-					cp := *ctr
-					cp.StructuredContent = nil
-					taped = &cp
-				}
-				b, _ := json.Marshal(map[string]any{"result": taped})
-				row.Response.Body = tape.Scrub(tape.Truncate(b), p.Token)
-			}
-			if rerr := m.Record(ctx, p.Sandbox, row); rerr != nil {
-				return res, err
-			}
+			record(ctx, m, tw, p, call, start, method, tool, req.GetParams(), res, err)
 			return res, err
 		}
 	}
+}
+
+// record appends the tape row of one MCP request.
+func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.Principal, call *twins.Call,
+	start time.Time, method, tool string, params any, res mcp.Result, err error) {
+	row := &tape.Row{
+		At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportMCP,
+		Method: http.MethodPost, Path: p.Path, MCPMethod: method, Status: http.StatusOK,
+		StateMutation: call.Mutated(),
+		Request: tape.Request{
+			Query:   map[string]string{},
+			Headers: tape.RedactHeaders(p.Header),
+		},
+		LatencyUS: time.Since(start).Microseconds(),
+	}
+	if _, known := tw.Action(tool); known {
+		row.Tool = &tool
+	}
+	row.Request.Body = tape.Scrub(marshalRedacted(map[string]any{"jsonrpc": "2.0", "method": method, "params": params}), p.Token)
+	if err != nil {
+		row.Response.Body = marshalRedacted(map[string]any{"error": map[string]any{"message": err.Error()}})
+	} else {
+		taped := res
+		if ctr, ok := res.(*mcp.CallToolResult); ok && ctr.StructuredContent != nil {
+			// structuredContent repeats the text content; tape it once.
+			cp := *ctr
+			cp.StructuredContent = nil
+			taped = &cp
+		}
+		b, _ := json.Marshal(map[string]any{"result": taped})
+		row.Response.Body = tape.Scrub(tape.Truncate(b), p.Token)
+	}
+	// A tape append that fails must not fail the call the agent made; the
+	// store reports it through its own errors.
+	_ = m.Record(ctx, p.Sandbox, row)
 }
 
 func marshalRedacted(v any) json.RawMessage {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pomehq/pome/mcpserver"
 	"github.com/pomehq/pome/rest/resttest"
 )
 
@@ -488,5 +489,77 @@ func TestRootPaths(t *testing.T) {
 	}
 	if st, _, b := do(t, "GET", env.HTTP.URL+"/v1/notes/1", bearer(env.AuthToken), ""); st != 401 || !strings.Contains(string(b), "invalid_auth") {
 		t.Fatalf("sandbox token at the root: %d %s", st, b)
+	}
+}
+
+// TestMCPFastPathMatchesSDK sends the same tools/call through the fast path
+// and through the SDK and requires the same answer, the same state change
+// and the same tape row.
+func TestMCPFastPathMatchesSDK(t *testing.T) {
+	post := func(env *resttest.Env, version, body string) (int, string) {
+		hdr := map[string]string{"Authorization": "Bearer " + env.AgentToken, "Content-Type": "application/json",
+			"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": version}
+		st, _, b := do(t, "POST", env.MCPURL, hdr, body)
+		return st, string(b)
+	}
+	calls := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"text":"fast","tags":["a"]}}}`,
+		`{"jsonrpc":"2.0","id":"x2","method":"tools/call","params":{"name":"get_note","arguments":{"id":1}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_note","arguments":{"id":99}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"create_note","arguments":{"text":7}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add_tag","arguments":{"tag":"t"}}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"add_tag","arguments":{"tag":"t"}}}`,
+	}
+	type outcome struct {
+		answers []string
+		state   string
+		rows    []string
+	}
+	run := func(fast bool) outcome {
+		mcpserver.FastPath = fast
+		defer func() { mcpserver.FastPath = true }()
+		env := resttest.Start(t, notesTwin(false), "")
+		var o outcome
+		for _, c := range calls {
+			st, b := post(env, "2025-11-25", c)
+			var m map[string]any
+			if err := json.Unmarshal([]byte(strings.TrimSpace(b)), &m); err != nil || st != 200 {
+				t.Fatalf("fast=%v %s: %d %s", fast, c, st, b)
+			}
+			norm, _ := json.Marshal(m)
+			o.answers = append(o.answers, string(norm))
+		}
+		o.state = string(env.State(t))
+		for _, r := range env.Tape(t) {
+			o.rows = append(o.rows, fmt.Sprintf("%d %s %s %v %s %s", r.Seq, r.MCPMethod, r.ToolName(), r.StateMutation, r.Request.Body, r.Response.Body))
+		}
+		return o
+	}
+	fast, sdk := run(true), run(false)
+	for i := range calls {
+		if fast.answers[i] != sdk.answers[i] {
+			t.Errorf("call %d:\nfast %s\n sdk %s", i, fast.answers[i], sdk.answers[i])
+		}
+	}
+	if fast.state != sdk.state {
+		t.Errorf("state differs:\n%s\n%s", fast.state, sdk.state)
+	}
+	if strings.Join(fast.rows, "\n") != strings.Join(sdk.rows, "\n") {
+		t.Errorf("tape differs:\nfast %s\n sdk %s", strings.Join(fast.rows, "\n"), strings.Join(sdk.rows, "\n"))
+	}
+	// What the fast path does not take still works: initialize, the 2026
+	// protocol, unknown tools, bad JSON.
+	env := resttest.Start(t, notesTwin(false), "")
+	for _, c := range []struct{ version, body string }{
+		{"2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`},
+		{"2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope","arguments":{}}}`},
+		{"2025-11-25", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`},
+	} {
+		if st, b := post(env, c.version, c.body); st != 200 || !strings.Contains(b, `"jsonrpc":"2.0"`) {
+			t.Errorf("%s: %d %s", c.body, st, b)
+		}
+	}
+	if st, _ := post(env, "2025-11-25", `{"jsonrpc":`); st < 400 || st >= 500 {
+		t.Errorf("bad JSON: %d", st)
 	}
 }

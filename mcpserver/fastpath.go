@@ -1,0 +1,124 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/twins"
+)
+
+// fastPath answers the one request agents send over and over — a single
+// tools/call of a known tool, under a protocol version whose result shape
+// is settled — without the SDK's per-request session setup, whose JSON
+// decoding allocates a 32 KiB buffer for every message it reads. Anything
+// else (initialize, tools/list, batches, notifications, unknown tools, the
+// 2026 protocol, malformed JSON) goes to the SDK's handler unchanged, and a
+// test pins that both paths answer a call identically.
+type fastPath struct {
+	m       *session.Manager
+	tw      *twins.Twin
+	errBody ErrorBody
+	maxBody int64
+	sdk     http.Handler
+}
+
+// FastPath can be turned off to send every request through the SDK; tests
+// use it to compare the two paths.
+var FastPath = true
+
+// fastVersions are the protocol versions whose tools/call exchange the
+// fast path reproduces exactly.
+var fastVersions = map[string]bool{"2025-11-25": true, "2025-06-18": true, "2025-03-26": true}
+
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+type rpcCallParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !FastPath || r.Method != http.MethodPost || !fastVersions[r.Header.Get("Mcp-Protocol-Version")] || !acceptsBoth(r) {
+		f.sdk.ServeHTTP(w, r)
+		return
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		f.sdk.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, f.maxBody+1))
+	if err != nil || int64(len(body)) > f.maxBody {
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		f.sdk.ServeHTTP(w, r)
+		return
+	}
+	var req rpcRequest
+	var params rpcCallParams
+	a, ok := twins.Action(nil), false
+	if json.Unmarshal(body, &req) == nil && req.JSONRPC == "2.0" && req.Method == "tools/call" && validID(req.ID) &&
+		json.Unmarshal(req.Params, &params) == nil {
+		a, ok = f.tw.Action(params.Name)
+	}
+	if !ok {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.sdk.ServeHTTP(w, r)
+		return
+	}
+	p := session.PrincipalFrom(r.Context())
+	start := time.Now()
+	ctx, call := twins.WithCall(r.Context())
+	res := callTool(ctx, f.m, f.tw, a, params.Arguments, f.errBody)
+	out, err := json.Marshal(struct {
+		JSONRPC string              `json:"jsonrpc"`
+		ID      json.RawMessage     `json:"id"`
+		Result  *mcp.CallToolResult `json:"result"`
+	}{"2.0", req.ID, res})
+	if err != nil {
+		http.Error(w, "encode result", http.StatusInternalServerError)
+		return
+	}
+	if p != nil {
+		taped := &mcp.CallToolParamsRaw{Name: params.Name, Arguments: params.Arguments}
+		record(ctx, f.m, f.tw, p, call, start, "tools/call", params.Name, taped, res, nil)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(append(out, '\n'))
+}
+
+// acceptsBoth is the streamable HTTP rule: the client must accept JSON and
+// event streams; a request that does not is the SDK's to refuse.
+func acceptsBoth(r *http.Request) bool {
+	a := strings.Join(r.Header.Values("Accept"), ",")
+	return strings.Contains(a, "application/json") && strings.Contains(a, "text/event-stream")
+}
+
+// validID accepts the JSON-RPC ids the SDK accepts: strings and integers.
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return false
+	}
+	switch t := v.(type) {
+	case string:
+		return true
+	case float64:
+		return t == float64(int64(t))
+	}
+	return false
+}
