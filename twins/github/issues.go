@@ -79,6 +79,7 @@ type ListIssuesIn struct {
 	Sort      string   `json:"sort,omitempty" jsonschema:"created (default), updated or comments"`
 	OrderBy   string   `json:"orderBy,omitempty" jsonschema:"Order issues by field: CREATED_AT, UPDATED_AT or COMMENTS"`
 	Direction string   `json:"direction,omitempty" jsonschema:"Sort direction: desc (default) or asc"`
+	After     string   `json:"after,omitempty" jsonschema:"Cursor for pagination: the endCursor of the previous response's pageInfo"`
 	Paging
 }
 
@@ -94,6 +95,11 @@ var listIssues = twins.New(twins.Spec{
 	r, err := w.repo(in.Owner, in.Repo)
 	if err != nil {
 		return nil, err
+	}
+	if in.After != "" {
+		if in.Page = pageOfCursor(in.After); in.Page == 0 {
+			return nil, invalid("Issue", "after", "invalid", "after %q is not a cursor this server handed out", in.After)
+		}
 	}
 	state := strings.ToLower(in.State)
 	mcp := twins.TransportFrom(ctx) == twins.TransportMCP
@@ -173,7 +179,7 @@ var listIssues = twins.New(twins.Spec{
 			q.Set(k, val)
 		}
 	}
-	return newList(ctx, items, in.Paging, "/repos/"+r.FullName()+"/issues", q), nil
+	return newList(ctx, items, in.Paging, "/repos/"+r.FullName()+"/issues", q).withCursor(), nil
 })
 
 func hasAllLabels(is *Issue, labels []string) bool {

@@ -353,3 +353,27 @@ func TestListIssuesDefaultsPerTransport(t *testing.T) {
 		t.Errorf("MCP OPEN: %s", got)
 	}
 }
+
+func TestListIssuesCursor(t *testing.T) {
+	w := world(t, SeedExample)
+	var seen []int
+	after := ""
+	for i := 0; i < 10; i++ {
+		args := `{"owner":"acme","repo":"api","state":"all","perPage":1`
+		if after != "" {
+			args += `,"after":"` + after + `"`
+		}
+		out := mustCall(t, w, "list_issues", args+"}").Out.(*List[APIIssue])
+		for _, is := range out.Items {
+			seen = append(seen, is.Number)
+		}
+		if out.PageInfo == nil || !out.PageInfo.HasNextPage {
+			break
+		}
+		after = out.PageInfo.EndCursor
+	}
+	if fmt.Sprint(seen) != "[4 3 2 1]" {
+		t.Errorf("paged by cursor: %v", seen)
+	}
+	wantErr(t, w, "list_issues", `{"owner":"acme","repo":"api","after":"bogus"}`, twins.Unprocessable, "invalid")
+}

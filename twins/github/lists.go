@@ -2,6 +2,8 @@ package github
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"net/url"
 )
 
@@ -20,6 +22,9 @@ type List[T any] struct {
 	Page       int  `json:"page"`
 	PerPage    int  `json:"per_page"`
 	HasNext    bool `json:"has_next_page"`
+	// PageInfo is GraphQL's cursor paging, for tools whose github-mcp-server
+	// counterpart pages with after/endCursor (list_issues).
+	PageInfo *PageInfo `json:"pageInfo,omitempty"`
 
 	link string
 }
@@ -50,5 +55,38 @@ func newList[T any](ctx context.Context, items []T, p Paging, path string, query
 	}
 	l.PerPage = min(l.PerPage, maxPerPage)
 	l.HasNext = l.Page*l.PerPage < len(items)
+	return l
+}
+
+// PageInfo is the cursor half of a list page.
+type PageInfo struct {
+	HasNextPage bool   `json:"hasNextPage"`
+	EndCursor   string `json:"endCursor,omitempty"`
+}
+
+// pageCursor encodes a page number as an opaque cursor, and pageOfCursor
+// decodes it (0 for a cursor the twin did not hand out).
+func pageCursor(page int) string {
+	return base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("page:%d", page)))
+}
+
+func pageOfCursor(c string) int {
+	b, err := base64.StdEncoding.DecodeString(c)
+	if err != nil {
+		return 0
+	}
+	var n int
+	if _, err := fmt.Sscanf(string(b), "page:%d", &n); err != nil || n < 1 {
+		return 0
+	}
+	return n
+}
+
+// withCursor fills in PageInfo: the cursor after this page leads to the next.
+func (l *List[T]) withCursor() *List[T] {
+	l.PageInfo = &PageInfo{HasNextPage: l.HasNext}
+	if l.HasNext {
+		l.PageInfo.EndCursor = pageCursor(l.Page + 1)
+	}
 	return l
 }
