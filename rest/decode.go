@@ -78,7 +78,9 @@ func buildInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (jso
 			if err := dec.Decode(&obj); err != nil {
 				return nil, twins.Errorf(twins.Invalid, "invalid_json", "Problems parsing JSON: the body must be a JSON object")
 			}
-			if dec.More() {
+			// More() reports false before a stray '}' or ']', so ask for
+			// the next token: only the end of input is clean.
+			if _, err := dec.Token(); err != io.EOF {
 				return nil, twins.Errorf(twins.Invalid, "invalid_json", "Problems parsing JSON: trailing data after the object")
 			}
 			for k, v := range obj {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"sort"
 	"strings"
@@ -45,7 +46,9 @@ func DecodeSeed(raw json.RawMessage, v any) error {
 		}
 		return SeedErrorf("", "%v", err)
 	}
-	if dec.More() {
+	// More() reports false before a stray '}' or ']'; only the end of
+	// input is clean.
+	if _, err := dec.Token(); err != io.EOF {
 		return SeedErrorf("", "trailing data after the seed document")
 	}
 	return nil

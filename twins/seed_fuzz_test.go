@@ -49,3 +49,19 @@ func FuzzDecodeSeed(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeSeedTrailing: a stray closing bracket after the document is
+// trailing data, not a valid seed.
+func TestDecodeSeedTrailing(t *testing.T) {
+	for _, doc := range []string{`{"items":[]}}`, `{"items":[]}]`, `{"items":[]} {}`, `{"items":[]} x`} {
+		var v seedDoc
+		var se *SeedError
+		if err := DecodeSeed(json.RawMessage(doc), &v); !errors.As(err, &se) {
+			t.Errorf("DecodeSeed(%s) = %v, want a SeedError", doc, err)
+		}
+	}
+	var v seedDoc
+	if err := DecodeSeed(json.RawMessage("{\"items\":[]}\n  "), &v); err != nil {
+		t.Errorf("trailing whitespace refused: %v", err)
+	}
+}
