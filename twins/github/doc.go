@@ -70,6 +70,15 @@
 //	  }]
 //	}
 //
+// # Search
+//
+// GET /search/{issues,repositories,code,users,commits} and the search_*
+// tools share one query language (search.go): free words AND-ed as
+// case-insensitive substrings, "quoted phrases", qualifiers (repo:, org:,
+// user:, is:, label:, assignee:, author:, in:, created:, …) and negation
+// with - or NOT. A query naming a repository or account that does not
+// exist is GitHub's 422. FIDELITY.md lists what differs from GitHub.
+//
 // # Vendor behaviours kept on purpose
 //
 // Labels an issue edit names but the repository lacks are created (so
