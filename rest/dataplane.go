@@ -109,7 +109,7 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !d.srv.allow(sb.ID, tw.Name) {
-		d.serveTaped(w, r, tw, p, body, func(w http.ResponseWriter, r *http.Request) {
+		d.serveTaped(w, r, tw, p, body, tooLarge, func(w http.ResponseWriter, r *http.Request) {
 			writeRateLimited(w, tw, d.srv.cfg.RateLimits[tw.Name])
 		})
 		return
@@ -119,7 +119,7 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d.mcp[tw.Name].ServeHTTP(w, r)
 		return
 	}
-	d.serveTaped(w, r, tw, p, body, func(w http.ResponseWriter, r *http.Request) {
+	d.serveTaped(w, r, tw, p, body, tooLarge, func(w http.ResponseWriter, r *http.Request) {
 		if tooLarge {
 			writeTwinError(w, tw, twins.Errorf(twins.TooLarge, "request_too_large", "request body exceeds %d bytes", d.srv.cfg.MaxBodyBytes))
 			return
@@ -153,8 +153,10 @@ func (d *dataPlane) serveRoot(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// serveTaped runs h and records one REST tape row for it.
-func (d *dataPlane) serveTaped(w http.ResponseWriter, r *http.Request, tw *twins.Twin, p *session.Principal, body []byte, h http.HandlerFunc) {
+// serveTaped runs h and records one REST tape row for it. A body cut at
+// the request limit is taped as a truncation marker even when the limit is
+// under the tape's own, so the tape never shows a cut body as if complete.
+func (d *dataPlane) serveTaped(w http.ResponseWriter, r *http.Request, tw *twins.Twin, p *session.Principal, body []byte, tooLarge bool, h http.HandlerFunc) {
 	start := time.Now()
 	ctx, call := twins.WithCall(r.Context())
 	ctx = withBody(ctx, body)
@@ -178,6 +180,9 @@ func (d *dataPlane) serveTaped(w http.ResponseWriter, r *http.Request, tw *twins
 		},
 		Response:  tape.Response{Body: tape.Scrub(rec.responseBody(), p.Token)},
 		LatencyUS: time.Since(start).Microseconds(),
+	}
+	if tooLarge {
+		row.Request.Body = tape.Scrub(tape.TruncatedBody(body, int(max(r.ContentLength, int64(len(body))+1))), p.Token)
 	}
 	if name := call.Tool(); name != "" {
 		row.Tool = &name
@@ -211,6 +216,9 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		}
 		p := session.PrincipalFrom(ctx)
 		out, err := d.srv.Manager.Invoke(ctx, p.Sandbox, tw, a, in)
+		for k, v := range twins.CallFrom(ctx).ResponseHeaders() {
+			w.Header().Set(k, v)
+		}
 		if err != nil {
 			writeTwinError(w, tw, err)
 			return

@@ -3,6 +3,7 @@ package twins
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -41,6 +42,9 @@ func EnvFrom(ctx context.Context) *Env {
 type Call struct {
 	unchanged atomic.Bool
 	keep      atomic.Bool
+
+	hmu     sync.Mutex
+	headers map[string]string
 	invoked   atomic.Bool
 	mutated   atomic.Bool
 	tool      atomic.Pointer[string]
@@ -75,6 +79,36 @@ func KeepOnError(ctx context.Context) {
 	if c := CallFrom(ctx); c != nil {
 		c.keep.Store(true)
 	}
+}
+
+// SetResponseHeader asks the REST transport to send a header with this
+// call's response, success or error (Stripe's Idempotent-Replayed). MCP has
+// no headers and ignores it.
+func SetResponseHeader(ctx context.Context, name, value string) {
+	c := CallFrom(ctx)
+	if c == nil {
+		return
+	}
+	c.hmu.Lock()
+	defer c.hmu.Unlock()
+	if c.headers == nil {
+		c.headers = map[string]string{}
+	}
+	c.headers[name] = value
+}
+
+// ResponseHeaders returns the headers handlers set on the call.
+func (c *Call) ResponseHeaders() map[string]string {
+	if c == nil {
+		return nil
+	}
+	c.hmu.Lock()
+	defer c.hmu.Unlock()
+	out := make(map[string]string, len(c.headers))
+	for k, v := range c.headers {
+		out[k] = v
+	}
+	return out
 }
 
 // Mutated reports whether the call changed its twin's state.

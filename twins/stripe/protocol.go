@@ -164,6 +164,7 @@ func guard[In, Out any](spec twins.Spec, h twins.Handler[World, In, Out]) twins.
 					return zero, idempotencyMismatch(key)
 				}
 				unchanged(ctx)
+				twins.SetResponseHeader(ctx, "Idempotent-Replayed", "true")
 				return replay[Out](rec)
 			}
 		}

@@ -98,6 +98,9 @@ func TestSDKIdempotencyKey(t *testing.T) {
 	if again.ID != first.ID {
 		t.Fatalf("replay answered %s, first %s", again.ID, first.ID)
 	}
+	if first.LastResponse.Header.Get("Idempotent-Replayed") != "" || again.LastResponse.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("Idempotent-Replayed: first %q, replay %q", first.LastResponse.Header.Get("Idempotent-Replayed"), again.LastResponse.Header.Get("Idempotent-Replayed"))
+	}
 	if row := lastRow(t, env, "create_customer"); row.StateMutation || row.Status != 200 {
 		t.Errorf("replay row: status %d mutation %v", row.Status, row.StateMutation)
 	}
