@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,6 +20,24 @@ import (
 	"github.com/pomehq/pome/tape"
 	"github.com/pomehq/pome/twins"
 )
+
+// NewStore returns the store tests run on: the memory store, or Redis when
+// POME_TEST_STORE=redis and POME_TEST_REDIS_URL are set (CI runs the twin
+// suites both ways, so every world also survives the JSON round trip the
+// Redis store puts it through on every call).
+func NewStore(t testing.TB) session.Store {
+	t.Helper()
+	var store session.Store = session.NewMemoryStore(nil, 0)
+	if url := os.Getenv("POME_TEST_REDIS_URL"); url != "" && os.Getenv("POME_TEST_STORE") == "redis" {
+		client, err := session.OpenRedis(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store = session.NewRedisStore(client, nil)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
+}
 
 // Env is a running server with one sandbox.
 type Env struct {
@@ -57,8 +76,7 @@ func StartMulti(t testing.TB, reg *twins.Registry, names []string, seeds map[str
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := session.NewMemoryStore(nil, 0)
-	t.Cleanup(func() { store.Close() })
+	store := NewStore(t)
 	hs := httptest.NewUnstartedServer(nil)
 	hs.Start()
 	t.Cleanup(hs.Close)
