@@ -1,7 +1,10 @@
 package rest
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -240,8 +243,34 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		writeJSON(w, status, body)
+		enc, err := json.Marshal(body)
+		if err != nil {
+			writeTwinError(w, tw, twins.Errorf(twins.Internal, "", "encode response: %v", err))
+			return
+		}
+		if tw.ETags && r.Method == http.MethodGet {
+			sum := sha256.Sum256(enc)
+			etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+			w.Header().Set("ETag", etag)
+			if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+		}
+		writeRaw(w, status, enc)
 	})
+}
+
+// etagMatches reports whether an If-None-Match header names etag (weak
+// comparison, as for GET).
+func etagMatches(header, etag string) bool {
+	for _, part := range strings.Split(header, ",") {
+		p := strings.TrimSpace(part)
+		if p == "*" || strings.TrimPrefix(p, "W/") == strings.TrimPrefix(etag, "W/") {
+			return true
+		}
+	}
+	return false
 }
 
 // notImplemented is the loud answer for vendor paths the twin does not

@@ -563,3 +563,30 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 		t.Errorf("bad JSON: %d", st)
 	}
 }
+
+func TestETags(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), `{"text":"v1"}`)
+	st, h, _ := do(t, "GET", env.APIURL+"/notes/1", bearer(env.Token), "")
+	etag := h.Get("ETag")
+	if st != 200 || !strings.HasPrefix(etag, `W/"`) {
+		t.Fatalf("%d etag %q", st, etag)
+	}
+	hdr := bearer(env.Token)
+	hdr["If-None-Match"] = etag
+	if st, _, b := do(t, "GET", env.APIURL+"/notes/1", hdr, ""); st != 304 || len(b) != 0 {
+		t.Fatalf("conditional GET: %d %s", st, b)
+	}
+	hdr["If-None-Match"] = `W/"other"`
+	if st, _, _ := do(t, "GET", env.APIURL+"/notes/1", hdr, ""); st != 200 {
+		t.Fatalf("stale etag: %d", st)
+	}
+	// Writes carry no ETag.
+	if _, h, _ := do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), `{"text":"v2"}`); h.Get("ETag") != "" {
+		t.Fatalf("POST with ETag")
+	}
+	rows := env.Tape(t)
+	if rows[2].Status != 304 || rows[2].ToolName() != "get_note" {
+		t.Fatalf("304 row: %+v", rows[2])
+	}
+}

@@ -61,6 +61,7 @@ func notesTwin(strict bool) *twins.Twin {
 		AliasPrefixes:   map[string]string{"/api/": "/"},
 		RootPaths:       []string{"/v1/"},
 		RequestIDHeader: "Request-Id",
+		ETags:           true,
 		RESTError: func(e *twins.Error) (int, any) {
 			status := http.StatusBadRequest
 			switch e.Code {

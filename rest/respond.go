@@ -29,11 +29,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		b = []byte(`{"message":"internal error encoding the response"}`)
 		status = http.StatusInternalServerError
 	}
-	b = append(b, '\n')
+	writeRaw(w, status, b)
+}
+
+// writeRaw writes an encoded JSON body with status.
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
 	w.Write(b)
+	w.Write([]byte{'\n'})
 }
 
 // writeTwinError renders err in the twin's vendor envelope: the one place a

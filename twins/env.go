@@ -45,9 +45,9 @@ type Call struct {
 
 	hmu     sync.Mutex
 	headers map[string]string
-	invoked   atomic.Bool
-	mutated   atomic.Bool
-	tool      atomic.Pointer[string]
+	invoked atomic.Bool
+	mutated atomic.Bool
+	tool    atomic.Pointer[string]
 }
 
 // WithCall attaches a fresh Call record to ctx.

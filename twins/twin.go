@@ -48,6 +48,10 @@ type Twin struct {
 	// ResponseHeaders adds the vendor's fixed headers to every response
 	// (rate-limit counters and the like).
 	ResponseHeaders func(env *Env) map[string]string
+	// ETags: successful GET responses carry a weak ETag of their body, and
+	// a request whose If-None-Match names it gets 304 Not Modified (GitHub's
+	// conditional requests).
+	ETags bool
 
 	byName map[string]Action
 }
