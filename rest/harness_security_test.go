@@ -122,3 +122,11 @@ func doTB(t testing.TB, method, url string, hdr map[string]string, body string) 
 	buf.ReadFrom(resp.Body)
 	return resp.StatusCode, resp.Header, buf.Bytes()
 }
+
+// discard deletes team a's sandboxes now, so that a shared Redis keeps
+// nothing of this run.
+func (s *realServer) discard(t testing.TB, ids ...string) {
+	for _, id := range ids {
+		doTB(t, "DELETE", s.URL+"/v1/sandboxes/"+id+"?discard=true", map[string]string{"Authorization": "Bearer " + s.KeyA}, "")
+	}
+}
