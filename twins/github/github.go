@@ -1,11 +1,7 @@
 package github
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/pomehq/pome/twins"
@@ -29,6 +25,8 @@ func New() *twins.Twin {
 		AliasPrefixes:   map[string]string{"/": "/api/v3/"},
 		RequestIDHeader: "X-GitHub-Request-Id",
 		ResponseHeaders: rateLimitHeaders,
+		// Every GET answers with an ETag, and If-None-Match gets 304.
+		ETags: true,
 	}).Finish()
 }
 
@@ -46,30 +44,6 @@ func rateLimitHeaders(env *twins.Env) map[string]string {
 		"X-RateLimit-Resource":  "core",
 	}
 }
-
-// withETag adds GitHub's ETag (a weak validator of the body) to a GET
-// binding's headers.
-func withETag(next func(in, out any) map[string]string, shape func(in, out any) any) func(in, out any) map[string]string {
-	return func(in, out any) map[string]string {
-		h := map[string]string{}
-		if next != nil {
-			for k, v := range next(in, out) {
-				h[k] = v
-			}
-		}
-		body := out
-		if shape != nil {
-			body = shape(in, out)
-		}
-		if b, err := json.Marshal(body); err == nil {
-			sum := sha256.Sum256(b)
-			h["ETag"] = `W/"` + hex.EncodeToString(sum[:16]) + `"`
-		}
-		return h
-	}
-}
-
-var etagOnce sync.Once
 
 // Actions is the twin's one list of actions, grouped by area.
 func Actions() []twins.Action {
@@ -101,17 +75,5 @@ func Actions() []twins.Action {
 		// Search.
 		searchIssues, searchPullRequests, searchRepositories, searchCode, searchUsers, searchCommits,
 	}
-	// Every GET answers with an ETag; the actions are package data, so
-	// their bindings are decorated once.
-	etagOnce.Do(func() {
-		for _, a := range all {
-			bs := a.Spec().Bindings
-			for i := range bs {
-				if bs[i].Method == "GET" {
-					bs[i].Headers = withETag(bs[i].Headers, bs[i].Shape)
-				}
-			}
-		}
-	})
 	return all
 }

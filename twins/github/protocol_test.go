@@ -65,6 +65,23 @@ func TestProtocol(t *testing.T) {
 			t.Errorf("header %s missing", h)
 		}
 	}
+	// Conditional requests: the ETag of a GET answers If-None-Match with 304.
+	cond, _ := http.NewRequest("GET", env.APIURL+"/repos/acme/api/issues/1", nil)
+	cond.Header.Set("Authorization", "token "+env.Token)
+	first, err := http.DefaultClient.Do(cond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Body.Close()
+	cond.Header.Set("If-None-Match", first.Header.Get("ETag"))
+	again, err := http.DefaultClient.Do(cond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Body.Close()
+	if again.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match: %d", again.StatusCode)
+	}
 	// 422 Validation Failed names resource, field and code.
 	req, _ := http.NewRequest("POST", env.APIURL+"/repos/acme/api/labels", strings.NewReader(`{"name":"bug","color":"ffffff"}`))
 	req.Header.Set("Authorization", "token "+env.Token)
