@@ -111,18 +111,22 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		opaque404(w)
 		return
 	}
-	if !d.srv.allow(sb.ID, tw.Name) {
+	rate, allowed := d.srv.allow(sb.ID, tw.Name)
+	if !allowed {
 		d.serveTaped(w, r, tw, p, body, tooLarge, func(w http.ResponseWriter, r *http.Request) {
-			writeRateLimited(w, tw, d.srv.cfg.RateLimits[tw.Name])
+			rate.setHeaders(w.Header())
+			writeRateLimited(w, tw, rate)
 		})
 		return
 	}
 	if rest == "/mcp" {
+		rate.setHeaders(w.Header())
 		r.Body = io.NopCloser(strings.NewReader(string(body)))
 		d.mcp[tw.Name].ServeHTTP(w, r)
 		return
 	}
 	d.serveTaped(w, r, tw, p, body, tooLarge, func(w http.ResponseWriter, r *http.Request) {
+		rate.setHeaders(w.Header())
 		if tooLarge {
 			writeTwinError(w, tw, twins.Errorf(twins.TooLarge, "request_too_large", "request body exceeds %d bytes", d.srv.cfg.MaxBodyBytes))
 			return

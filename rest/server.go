@@ -9,13 +9,16 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/pprof"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
 	"github.com/pomehq/pome/mcpserver"
+	"github.com/pomehq/pome/rest/ui"
 	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/twins"
 )
@@ -104,6 +107,8 @@ func (s *Server) routes() http.Handler {
 		r.PathPrefix("/debug/pprof/").HandlerFunc(pprof.Index)
 	}
 
+	r.Handle("/ui", http.RedirectHandler(ui.Prefix, http.StatusMovedPermanently))
+	r.PathPrefix(ui.Prefix).Handler(ui.New(ui.Options{Manager: s.Manager, Registry: s.Registry, Teams: s.Teams, RunsDir: s.cfg.RunsDir}))
 	r.PathPrefix("/").Handler(dp)
 	return r
 }
@@ -157,11 +162,37 @@ func newRateLimiter(limits map[string]int) *rateLimiter {
 	return &rateLimiter{perMinute: limits, windows: map[string]*window{}}
 }
 
-func (s *Server) allow(sid, twin string) bool {
+// rateState is where one sandbox's twin stands in its current window.
+type rateState struct {
+	limit int // 0: no limit configured
+	used  int
+	reset time.Time
+}
+
+// setHeaders adds the x-ratelimit-* headers GitHub sends and many clients
+// read generically: limit, remaining, reset (Unix seconds) and used. They
+// are set after the twin's own fixed headers, so the real counters win.
+func (rs rateState) setHeaders(h http.Header) {
+	if rs.limit <= 0 {
+		return
+	}
+	used := min(rs.used, rs.limit)
+	h.Set("X-RateLimit-Limit", strconv.Itoa(rs.limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(rs.limit-used))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(rs.reset.Unix(), 10))
+	h.Set("X-RateLimit-Used", strconv.Itoa(used))
+}
+
+// retryAfter is the whole seconds until the window resets, at least 1.
+func (rs rateState) retryAfter(now time.Time) int {
+	return max(1, int(math.Ceil(rs.reset.Sub(now).Seconds())))
+}
+
+func (s *Server) allow(sid, twin string) (rateState, bool) {
 	l := s.limits
 	limit := l.perMinute[twin]
 	if limit <= 0 {
-		return true
+		return rateState{}, true
 	}
 	now := time.Now()
 	key := sid + "/" + twin
@@ -180,10 +211,11 @@ func (s *Server) allow(sid, twin string) bool {
 		l.windows[key] = w
 	}
 	w.count++
-	return w.count <= limit
+	return rateState{limit: limit, used: w.count, reset: w.start.Add(time.Minute)}, w.count <= limit
 }
 
-func writeRateLimited(w http.ResponseWriter, tw *twins.Twin, limit int) {
-	w.Header().Set("Retry-After", "60")
-	writeTwinError(w, tw, twins.Errorf(twins.RateLimited, "ratelimited", "API rate limit exceeded: %d requests per minute for this sandbox", limit).With("limit", limit).With("retry_after", 60))
+func writeRateLimited(w http.ResponseWriter, tw *twins.Twin, rs rateState) {
+	retry := rs.retryAfter(time.Now())
+	w.Header().Set("Retry-After", strconv.Itoa(retry))
+	writeTwinError(w, tw, twins.Errorf(twins.RateLimited, "ratelimited", "API rate limit exceeded: %d requests per minute for this sandbox", rs.limit).With("limit", rs.limit).With("retry_after", retry))
 }
