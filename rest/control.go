@@ -246,14 +246,18 @@ type bindingView struct {
 
 func (s *Server) listTwins(w http.ResponseWriter, r *http.Request) {
 	type twinView struct {
-		Name     string        `json:"name"`
-		Title    string        `json:"title"`
-		Tools    []toolView    `json:"tools"`
-		Bindings []bindingView `json:"bindings"`
+		Name        string          `json:"name"`
+		Title       string          `json:"title"`
+		Tools       []toolView      `json:"tools"`
+		Bindings    []bindingView   `json:"bindings"`
+		SeedExample json.RawMessage `json:"seed_example,omitempty"`
 	}
 	var out []twinView
 	for _, tw := range s.Registry.All() {
 		v := twinView{Name: tw.Name, Title: tw.Title, Tools: []toolView{}, Bindings: []bindingView{}}
+		if tw.SeedExample != "" {
+			v.SeedExample = json.RawMessage(tw.SeedExample)
+		}
 		for _, a := range tw.Actions {
 			v.Tools = append(v.Tools, toolView{Name: a.Name(), Title: a.Spec().Title, Effect: a.Spec().Effect})
 			for _, b := range a.Spec().Bindings {

@@ -48,6 +48,9 @@ type Twin struct {
 	// ResponseHeaders adds the vendor's fixed headers to every response
 	// (rate-limit counters and the like).
 	ResponseHeaders func(env *Env) map[string]string
+	// SeedExample is a complete seed document exercising every key of the
+	// twin's seed format (`pome twins TWIN --seed-example` prints it).
+	SeedExample string
 	// ETags: successful GET responses carry a weak ETag of their body, and
 	// a request whose If-None-Match names it gets 304 Not Modified (GitHub's
 	// conditional requests).

@@ -354,6 +354,19 @@ func walkthrough(t *testing.T, store session.Store) {
 		}
 	}
 
+	// A complete seed example per twin, to start a seed file from; a twin
+	// without one, or no twin named, is a usage error.
+	var example map[string]any
+	if err := json.Unmarshal([]byte(w.mustPome("twins", "github", "--seed-example")), &example); err != nil || example["repos"] == nil {
+		t.Fatalf("seed example: %v %v", err, example)
+	}
+	if code, _, _ := w.pome("twins", "--seed-example"); code != 5 {
+		t.Fatalf("--seed-example without a twin: exit %d", code)
+	}
+	if code, _, _ := w.pome("twins", "jira", "--seed-example"); code != 5 {
+		t.Fatalf("unknown twin: exit %d", code)
+	}
+
 	// 8. Usage follows the sandbox: two, not four.
 	var usage map[string]any
 	json.Unmarshal([]byte(w.mustPome("usage", "--json")), &usage)

@@ -26,3 +26,16 @@ func TestEveryTwinFollowsTheRules(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedExamples builds every twin's published seed example, so that
+// `pome twins TWIN --seed-example` never prints a seed the twin refuses.
+func TestSeedExamples(t *testing.T) {
+	for _, tw := range Registry().All() {
+		if tw.SeedExample == "" {
+			continue
+		}
+		t.Run(tw.Name, func(t *testing.T) {
+			twinstest.World(t, tw, tw.SeedExample)
+		})
+	}
+}

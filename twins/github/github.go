@@ -26,7 +26,8 @@ func New() *twins.Twin {
 		RequestIDHeader: "X-GitHub-Request-Id",
 		ResponseHeaders: rateLimitHeaders,
 		// Every GET answers with an ETag, and If-None-Match gets 304.
-		ETags: true,
+		ETags:       true,
+		SeedExample: SeedExample,
 	}).Finish()
 }
 

@@ -97,6 +97,7 @@ func New() *twins.Twin {
 		DecodeWorld: decode,
 		RESTError:   RESTError,
 		TokenPrefix: "ya29.",
+		SeedExample: SeedExample,
 		// Google's client resolves media uploads ("/upload/gmail/v1/…")
 		// against the host root, dropping the endpoint's path; the
 		// credential names the sandbox there.

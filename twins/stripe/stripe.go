@@ -132,6 +132,7 @@ func New() *twins.Twin {
 		DecodeWorld:  decode,
 		RESTError:    restError,
 		TokenPrefix:  "sk_test_",
+		SeedExample:  SeedExample,
 		StrictParams: true,
 		// stripe-go and stripe-node route by the request path and want
 		// /v1/… at the root of their base URL.

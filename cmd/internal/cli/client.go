@@ -409,10 +409,11 @@ type TwinBinding struct {
 
 // TwinInfo describes one twin the server offers.
 type TwinInfo struct {
-	Name     string        `json:"name"`
-	Title    string        `json:"title"`
-	Tools    []TwinTool    `json:"tools"`
-	Bindings []TwinBinding `json:"bindings"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Tools       []TwinTool      `json:"tools"`
+	Bindings    []TwinBinding   `json:"bindings"`
+	SeedExample json.RawMessage `json:"seed_example,omitempty"`
 }
 
 // TwinList is the answer of GET /v1/twins.

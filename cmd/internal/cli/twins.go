@@ -1,16 +1,24 @@
 package cli
 
 import (
+	"encoding/json"
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
 func (a *App) newTwinsCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, seedExample bool
 	cmd := &cobra.Command{
-		Use:   "twins",
+		Use:   "twins [TWIN]",
 		Short: "List the twins the server offers, with their tools and REST bindings",
-		Args:  cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+		Long: "List the twins the server offers. With TWIN --seed-example, print a complete\n" +
+			"example seed for that twin, to start a seed file from.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if seedExample && len(args) == 0 {
+				return usageErrorf("--seed-example needs a twin: pome twins github --seed-example")
+			}
 			c, err := a.client()
 			if err != nil {
 				return err
@@ -18,6 +26,27 @@ func (a *App) newTwinsCmd() *cobra.Command {
 			list, err := c.Twins(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if len(args) == 1 {
+				var names []string
+				for _, tw := range list.Twins {
+					names = append(names, tw.Name)
+					if tw.Name != args[0] {
+						continue
+					}
+					if seedExample {
+						if len(tw.SeedExample) == 0 {
+							return usageErrorf("the %s twin has no seed example", tw.Name)
+						}
+						return printJSON(a.Stdout, tw.SeedExample)
+					}
+					b, err := json.Marshal(tw)
+					if err != nil {
+						return err
+					}
+					return printJSON(a.Stdout, b)
+				}
+				return usageErrorf("unknown twin %q (the server offers %s)", args[0], strings.Join(names, ", "))
 			}
 			if asJSON {
 				return printJSON(a.Stdout, list.Raw)
@@ -31,5 +60,6 @@ func (a *App) newTwinsCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the server's JSON")
+	cmd.Flags().BoolVar(&seedExample, "seed-example", false, "print a complete example seed for TWIN")
 	return cmd
 }
