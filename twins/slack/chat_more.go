@@ -193,20 +193,28 @@ func scheduleMessage(ctx context.Context, w *World, in ScheduleMessageIn) (Sched
 	case in.PostAt > t+maxScheduleAhead:
 		return ScheduleMessageOut{}, twins.Errorf(twins.Invalid, "time_too_far", "post_at %d is more than 120 days ahead.", in.PostAt).WithField("post_at")
 	}
+	threadTS := ""
 	if in.ThreadTS != "" {
 		if ch == nil {
 			return ScheduleMessageOut{}, errThreadNotFound(in.ThreadTS)
 		}
-		if _, err := threadParent(ch, in.ThreadTS); err != nil {
+		p, err := threadParent(ch, in.ThreadTS)
+		if err != nil {
 			return ScheduleMessageOut{}, err
 		}
+		threadTS = p.TS
 	}
 	if ch == nil {
 		ch = w.openIM(ctx, dm)
 	}
+	id := w.newID("Q")
 	s := &ScheduledMessage{
-		ID: w.newID("Q"), ChannelID: ch.ID, PostAt: in.PostAt, DateCreated: t, Text: c.text, User: w.AuthUser,
-		ThreadTS: in.ThreadTS, ReplyBroadcast: in.ReplyBroadcast,
+		ID: id, ChannelID: ch.ID, PostAt: in.PostAt, DateCreated: t, Text: c.text, User: w.AuthUser,
+		// The suffix keeps two messages scheduled for the same second
+		// apart once delivered.
+		TS:       formatTS(in.PostAt*1e6 + int64(w.Counters["Q"]%1e6)),
+		ThreadTS: threadTS, ReplyBroadcast: in.ReplyBroadcast && threadTS != "",
+		Blocks: c.blocks, Attachments: c.attachments,
 	}
 	w.Scheduled = append(w.Scheduled, s)
 	msg := Message{Type: "message", User: w.AuthUser, Text: c.text, Team: w.Team.ID, Blocks: c.blocks, Attachments: c.attachments}

@@ -10,9 +10,11 @@ import (
 func New() *twins.Twin {
 	newWorld, decode := twins.WorldCodec(build)
 	return (&twins.Twin{
-		Name:        "slack",
-		Title:       "Slack",
-		Actions:     actions(),
+		Name:  "slack",
+		Title: "Slack",
+		// Every action sees scheduled messages delivered once their time
+		// has come (scheduled.go).
+		Actions:     delivering(actions()),
 		Checks:      checks(),
 		NewWorld:    newWorld,
 		DecodeWorld: decode,

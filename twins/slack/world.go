@@ -255,14 +255,19 @@ type File struct {
 
 // ScheduledMessage is a message waiting for its post_at time.
 type ScheduledMessage struct {
-	ID             string `json:"id"`
-	ChannelID      string `json:"channel_id"`
-	PostAt         int64  `json:"post_at"`
-	DateCreated    int64  `json:"date_created"`
-	Text           string `json:"text"`
-	User           string `json:"user"`
-	ThreadTS       string `json:"thread_ts,omitempty"`
-	ReplyBroadcast bool   `json:"reply_broadcast,omitempty"`
+	ID          string `json:"id"`
+	ChannelID   string `json:"channel_id"`
+	PostAt      int64  `json:"post_at"`
+	DateCreated int64  `json:"date_created"`
+	Text        string `json:"text"`
+	User        string `json:"user"`
+	// TS is the ts the message will carry once delivered: post_at with a
+	// suffix unique among scheduled messages.
+	TS             string          `json:"ts,omitempty"`
+	ThreadTS       string          `json:"thread_ts,omitempty"`
+	ReplyBroadcast bool            `json:"reply_broadcast,omitempty"`
+	Blocks         json.RawMessage `json:"blocks,omitempty"`
+	Attachments    json.RawMessage `json:"attachments,omitempty"`
 }
 
 // newID returns the next deterministic id with Slack's prefix for its kind
@@ -473,17 +478,29 @@ func (c *Channel) replies(parent string) []*Message {
 }
 
 // refreshThread recomputes a thread parent's reply fields from its replies,
-// as Slack shows them on the parent.
+// as Slack shows them on the parent, and points the replies at it.
 func (c *Channel) refreshThread(parentTS string) {
-	p := c.message(parentTS)
+	p := c.refreshParent(parentTS)
 	if p == nil {
 		return
+	}
+	for _, r := range c.replies(parentTS) {
+		r.ParentUserID = p.User
+	}
+}
+
+// refreshParent recomputes the parent's reply fields and touches nothing
+// else, so it is safe on a copied parent whose replies are shared.
+func (c *Channel) refreshParent(parentTS string) *Message {
+	p := c.message(parentTS)
+	if p == nil {
+		return nil
 	}
 	rs := c.replies(parentTS)
 	p.ReplyCount, p.ReplyUsersCount, p.ReplyUsers, p.LatestReply = 0, 0, nil, ""
 	if len(rs) == 0 {
 		p.ThreadTS = ""
-		return
+		return p
 	}
 	p.ThreadTS = p.TS
 	p.ReplyCount = len(rs)
@@ -497,10 +514,10 @@ func (c *Channel) refreshThread(parentTS string) {
 			seen[who] = true
 			p.ReplyUsers = append(p.ReplyUsers, who)
 		}
-		r.ParentUserID = p.User
 	}
 	p.ReplyUsersCount = len(p.ReplyUsers)
 	p.LatestReply = rs[len(rs)-1].TS
+	return p
 }
 
 // file finds a file by id.
