@@ -286,7 +286,9 @@ func (s *Server) serveState(w http.ResponseWriter, r *http.Request, sb *session.
 			opaque404(w)
 			return
 		}
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"message": "state unavailable"})
+		// The store failed: retryable, not the sandbox's fault.
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"message": "state unavailable"})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -86,9 +86,13 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := extractToken(r, tw, body)
-	sb, role, ok := d.srv.Manager.Authorize(r.Context(), sid, twinName, token)
-	if !ok {
+	sb, role, err := d.srv.Manager.Authorize(r.Context(), sid, twinName, token)
+	if errors.Is(err, session.ErrDenied) {
 		opaque404(w)
+		return
+	}
+	if err != nil {
+		writeTwinError(w, tw, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox store is unavailable; retry shortly"))
 		return
 	}
 	p := &session.Principal{Sandbox: sb, Twin: tw, Role: role, Token: token, Path: r.URL.Path, Header: r.Header}

@@ -46,10 +46,21 @@ func writeRaw(w http.ResponseWriter, status int, b []byte) {
 func writeTwinError(w http.ResponseWriter, tw *twins.Twin, err error) {
 	e := twins.AsError(err)
 	status, body := twinErrorBody(tw, e)
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	writeJSON(w, status, body)
 }
 
 func twinErrorBody(tw *twins.Twin, e *twins.Error) (int, any) {
+	if e.Code == twins.Unavailable && tw.RESTError != nil {
+		// Twins do not know this transport-level code: render the
+		// vendor's server-error envelope, with the retryable status.
+		internal := *e
+		internal.Code = twins.Internal
+		_, body := tw.RESTError(&internal)
+		return http.StatusServiceUnavailable, body
+	}
 	if tw.RESTError != nil {
 		return tw.RESTError(e)
 	}
@@ -81,6 +92,8 @@ func genericStatus(c twins.Code) int {
 		return http.StatusRequestEntityTooLarge
 	case twins.NotImplemented:
 		return http.StatusNotImplemented
+	case twins.Unavailable:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
@@ -104,6 +117,7 @@ var controlStatus = map[session.ErrorType]int{
 	session.ErrQuotaExceeded:    http.StatusPaymentRequired,
 	session.ErrRateLimited:      http.StatusTooManyRequests,
 	session.ErrInternal:         http.StatusInternalServerError,
+	session.ErrUnavailable:      http.StatusServiceUnavailable,
 }
 
 // writeControlError renders a control-plane error; anything that is not a
@@ -121,6 +135,9 @@ func writeControlError(w http.ResponseWriter, r *http.Request, err error) {
 	status, ok := controlStatus[se.Type]
 	if !ok {
 		status = http.StatusInternalServerError
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, status, body)
 }

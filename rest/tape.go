@@ -38,7 +38,9 @@ func (s *Server) serveTape(w http.ResponseWriter, r *http.Request, sb *session.S
 			opaque404(w)
 			return
 		}
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"message": "tape unavailable"})
+		// The store failed: retryable, not the sandbox's fault.
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"message": "tape unavailable"})
 		return
 	}
 	if q.Get("format") == "jsonl" {

@@ -50,7 +50,20 @@ const (
 	ErrQuotaExceeded    ErrorType = "quota_exceeded"
 	ErrRateLimited      ErrorType = "rate_limited"
 	ErrInternal         ErrorType = "internal_error"
+	// ErrUnavailable: the store cannot be reached; the request may be
+	// retried (503).
+	ErrUnavailable ErrorType = "unavailable"
 )
+
+// ErrDenied is every data-plane refusal of Authorize: one error, so that
+// callers answer one opaque 404.
+var ErrDenied = errors.New("denied")
+
+// storeFailure is a store error the caller can do nothing about but retry.
+// Its text is not shown: it names hosts and ports of the backend.
+func storeFailure(err error) *Error {
+	return &Error{Type: ErrUnavailable, Message: "the sandbox store is unavailable; retry shortly"}
+}
 
 // Error is a control-plane error; the REST layer maps Type to a status.
 type Error struct {
@@ -259,7 +272,7 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 		if errors.Is(err, ErrQuota) {
 			return nil, &Error{Type: ErrQuotaExceeded, Message: fmt.Sprintf("team %s already has %d open sandboxes (the quota); stop one first", team, m.Config.SandboxQuota)}
 		}
-		return nil, &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+		return nil, storeFailure(err)
 	}
 	return out, nil
 }
@@ -299,7 +312,7 @@ func (m *Manager) Get(ctx context.Context, team, id string) (*Sandbox, error) {
 		return nil, &Error{Type: ErrNotFoundType, Message: "no sandbox " + id}
 	}
 	if err != nil {
-		return nil, &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+		return nil, storeFailure(err)
 	}
 	if sb.Team != team {
 		return nil, &Error{Type: ErrNotFoundType, Message: "no sandbox " + id}
@@ -320,7 +333,7 @@ func (m *Manager) List(ctx context.Context, team, state string, limit int) ([]*S
 	}
 	all, err := m.Store.List(ctx, team)
 	if err != nil {
-		return nil, false, &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+		return nil, false, storeFailure(err)
 	}
 	now := m.Now()
 	var out []*Sandbox
@@ -346,7 +359,7 @@ func (m *Manager) Stop(ctx context.Context, team, id string, discard bool) error
 	}
 	if discard {
 		if err := m.Store.Discard(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
-			return &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+			return storeFailure(err)
 		}
 		return nil
 	}
@@ -355,7 +368,7 @@ func (m *Manager) Stop(ctx context.Context, team, id string, discard bool) error
 	}
 	now := m.Now().UTC()
 	if _, err := m.Store.Stop(ctx, id, now, now.Add(m.Config.Retention)); err != nil && !errors.Is(err, ErrNotFound) {
-		return &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+		return storeFailure(err)
 	}
 	return nil
 }
@@ -364,7 +377,7 @@ func (m *Manager) Stop(ctx context.Context, team, id string, discard bool) error
 func (m *Manager) Usage(ctx context.Context, team string) (Usage, error) {
 	u, err := m.Store.Usage(ctx, team)
 	if err != nil {
-		return u, &Error{Type: ErrInternal, Message: "store: " + err.Error()}
+		return u, storeFailure(err)
 	}
 	now := m.Now().UTC()
 	u.Team = team
@@ -375,20 +388,28 @@ func (m *Manager) Usage(ctx context.Context, team string) (Usage, error) {
 
 // Authorize decides a data-plane request: the sandbox must exist and run
 // the twin, and token must be one of its tokens that opens that twin. Every
-// refusal is the same false, so callers answer one opaque 404. A stopped
-// sandbox still authorizes (its _pome reads stay open); callers refuse its
-// agent surfaces.
-func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandbox, Role, bool) {
+// refusal is ErrDenied, so callers answer one opaque 404; any other error
+// is the store failing, which callers answer with a retryable 503 rather
+// than a 404 that would say the sandbox is gone. A stopped sandbox still
+// authorizes (its _pome reads stay open); callers refuse its agent
+// surfaces.
+func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandbox, Role, error) {
 	if !ValidSandboxID(id) || token == "" {
-		return nil, RoleNone, false
+		return nil, RoleNone, ErrDenied
 	}
 	sb, err := m.Store.Get(ctx, id)
-	if err != nil || !sb.HasTwin(twin) {
-		return nil, RoleNone, false
+	if errors.Is(err, ErrNotFound) {
+		return nil, RoleNone, ErrDenied
+	}
+	if err != nil {
+		return nil, RoleNone, storeFailure(err)
+	}
+	if !sb.HasTwin(twin) {
+		return nil, RoleNone, ErrDenied
 	}
 	now := m.Now()
 	if sb.EffectiveState(now) == StateExpired {
-		return nil, RoleNone, false
+		return nil, RoleNone, ErrDenied
 	}
 	// Compare against every token so that timing does not say which one
 	// matched.
@@ -397,13 +418,13 @@ func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandb
 	prov := tokenMatches(token, sb.ProviderHashes[twin])
 	switch {
 	case auth:
-		return sb, RoleAuth, true
+		return sb, RoleAuth, nil
 	case agent:
-		return sb, RoleAgent, true
+		return sb, RoleAgent, nil
 	case prov:
-		return sb, RoleProvider, true
+		return sb, RoleProvider, nil
 	}
-	return nil, RoleNone, false
+	return nil, RoleNone, ErrDenied
 }
 
 // Invoke runs an already decoded action input on the sandbox's twin world.
@@ -421,6 +442,12 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 	})
 	if errors.Is(err, ErrNotFound) {
 		return nil, twins.Errorf(twins.NotFound, "not_found", "sandbox is gone")
+	}
+	var te *twins.Error
+	if err != nil && !errors.As(err, &te) {
+		// Not the handler's answer: the store failed around it, and
+		// nothing of the call was saved.
+		return nil, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox store is unavailable; retry shortly")
 	}
 	return out, err
 }

@@ -22,7 +22,10 @@ const (
 	RateLimited    Code = "rate_limited"
 	TooLarge       Code = "too_large"
 	NotImplemented Code = "not_implemented"
-	Internal       Code = "internal"
+	// Unavailable: the sandbox's store could not be reached; the transports
+	// answer 503 and the call may be retried. Twins never raise it.
+	Unavailable Code = "unavailable"
+	Internal    Code = "internal"
 )
 
 // Error is a twin error. Vendor carries the vendor's own error code (Slack's
