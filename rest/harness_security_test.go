@@ -130,3 +130,10 @@ func (s *realServer) discard(t testing.TB, ids ...string) {
 		doTB(t, "DELETE", s.URL+"/v1/sandboxes/"+id+"?discard=true", map[string]string{"Authorization": "Bearer " + s.KeyA}, "")
 	}
 }
+
+// newLoopbackServer serves h on a loopback httptest server closed with t.
+func newLoopbackServer(t testing.TB, h http.Handler) *httptest.Server {
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return hs
+}
