@@ -89,7 +89,7 @@ func TestNoReactionAdded(t *testing.T) {
 	if r := eval(t, "slack.no-reaction-added", seed, final, nil); !r.Passed {
 		t.Fatalf("seeded reaction counted: %+v", r)
 	}
-	mustCall(t, final, "slack_add_reaction", `{"channel_id": "general", "timestamp": "`+final.Channels[0].Messages[0].TS+`", "reaction": "wave"}`)
+	mustCall(t, final, "slack_add_reaction", `{"channel_id": "general", "message_ts": "`+final.Channels[0].Messages[0].TS+`", "emoji": "wave"}`)
 	r := eval(t, "slack.no-reaction-added", seed, final, nil)
 	if r.Passed || r.Evidence.StatePaths[0] != "/channels/0/messages/0/reactions/0" {
 		t.Errorf("added reaction: %+v", r)

@@ -87,7 +87,7 @@ func TestGoldenResponses(t *testing.T) {
 		"conversations.info":    {"slack_get_channel_info", `{"channel_id": "general"}`},
 		"users.info":            {"slack_read_user_profile", `{"user_id": "` + alice + `"}`},
 		"users.list":            {"slack_list_users", `{"limit": 1}`},
-		"reactions.get":         {"slack_get_reactions", `{"channel_id": "general", "timestamp": "` + parent + `"}`},
+		"reactions.get":         {"slack_get_reactions", `{"channel_id": "general", "message_ts": "` + parent + `"}`},
 		"team.info":             {"slack_get_team_info", `{}`},
 		"search.messages":       {"slack_search_public_and_private", `{"query": "meaning"}`},
 		"pins.list":             {"slack_list_pins", `{"channel_id": "general"}`},

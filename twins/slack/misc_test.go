@@ -11,18 +11,18 @@ func TestAddReaction(t *testing.T) {
 	w := world(t, "")
 	gen := ch(t, w, "general")
 	ts := gen.Messages[0].TS
-	r := mustCall(t, w, "slack_add_reaction", `{"channel_id": "`+gen.ID+`", "timestamp": "`+ts+`", "reaction": ":thumbsup:"}`)
+	r := mustCall(t, w, "slack_add_reaction", `{"channel_id": "`+gen.ID+`", "message_ts": "`+ts+`", "emoji": ":thumbsup:"}`)
 	if !r.Mutated || decode(t, r.Out)["ok"] != true {
 		t.Fatalf("out = %+v", r)
 	}
 	if rs := gen.Messages[0].Reactions; len(rs) != 1 || rs[0].Name != "thumbsup" || rs[0].Count != 1 || rs[0].Users[0] != w.AuthUser {
 		t.Errorf("reactions = %+v", rs)
 	}
-	wantErr(t, call(t, w, "slack_add_reaction", `{"channel_id": "general", "timestamp": "`+ts+`", "reaction": "thumbsup"}`), "already_reacted")
-	wantErr(t, call(t, w, "slack_add_reaction", `{"channel_id": "general", "timestamp": "1.000000", "reaction": "tada"}`), "message_not_found")
-	wantErr(t, call(t, w, "slack_add_reaction", `{"channel_id": "nope", "timestamp": "`+ts+`", "reaction": "tada"}`), "channel_not_found")
-	wantErr(t, call(t, w, "slack_add_reaction", `{"channel_id": "general", "timestamp": "`+ts+`", "reaction": "Not An Emoji"}`), "invalid_name")
-	wantErr(t, call(t, w, "slack_add_reaction", `{"channel_id": "general", "timestamp": "", "reaction": "tada"}`), "no_item_specified")
+	wantErr(t, call(t, w, "slack_add_reaction", `{"channel_id": "general", "message_ts": "`+ts+`", "emoji": "thumbsup"}`), "already_reacted")
+	wantErr(t, call(t, w, "slack_add_reaction", `{"channel_id": "general", "message_ts": "1.000000", "emoji": "tada"}`), "message_not_found")
+	wantErr(t, call(t, w, "slack_add_reaction", `{"channel_id": "nope", "message_ts": "`+ts+`", "emoji": "tada"}`), "channel_not_found")
+	wantErr(t, call(t, w, "slack_add_reaction", `{"channel_id": "general", "message_ts": "`+ts+`", "emoji": "Not An Emoji"}`), "invalid_name")
+	wantErr(t, call(t, w, "slack_add_reaction", `{"channel_id": "general", "message_ts": "", "emoji": "tada"}`), "no_item_specified")
 }
 
 func TestUsers(t *testing.T) {

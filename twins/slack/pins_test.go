@@ -6,9 +6,9 @@ func TestReactionsGroup(t *testing.T) {
 	w := world(t, busySeed)
 	eng := ch(t, w, "eng")
 	ts := "1700000001.000000"
-	args := `{"channel_id": "eng", "timestamp": "` + ts + `", "reaction": "eyes"}`
+	args := `{"channel_id": "eng", "message_ts": "` + ts + `", "emoji": "eyes"}`
 	mustCall(t, w, "slack_add_reaction", args)
-	g := mustCall(t, w, "slack_get_reactions", `{"channel_id": "eng", "timestamp": "`+ts+`"}`).Out.(GetReactionsOut)
+	g := mustCall(t, w, "slack_get_reactions", `{"channel_id": "eng", "message_ts": "`+ts+`"}`).Out.(GetReactionsOut)
 	if g.Type != "message" || g.Channel != eng.ID || len(g.Message.Reactions) != 1 || g.Message.Reactions[0].Name != "eyes" {
 		t.Errorf("get = %+v", g)
 	}
@@ -25,7 +25,7 @@ func TestReactionsGroup(t *testing.T) {
 		t.Error("reaction not removed")
 	}
 	wantErr(t, call(t, w, "slack_remove_reaction", args), "no_reaction")
-	wantErr(t, call(t, w, "slack_get_reactions", `{"channel_id": "eng", "timestamp": "1.000000"}`), "message_not_found")
+	wantErr(t, call(t, w, "slack_get_reactions", `{"channel_id": "eng", "message_ts": "1.000000"}`), "message_not_found")
 }
 
 func TestPins(t *testing.T) {

@@ -15,21 +15,21 @@ func reactionActions() []twins.Action {
 			Title:       "Add a reaction",
 			Description: "Adds an emoji reaction (name without colons, e.g. thumbsup) to a message as the token's user (reactions.add).",
 			Effect:      twins.Write,
-			Bindings:    method("reactions.add", map[string]string{"channel": "channel_id", "name": "reaction"}),
+			Bindings:    method("reactions.add", map[string]string{"channel": "channel_id", "timestamp": "message_ts", "name": "emoji"}),
 		}, addReactionAction),
 		twins.New(twins.Spec{
 			Name:        "slack_remove_reaction",
 			Title:       "Remove a reaction",
 			Description: "Removes the token user's emoji reaction from a message (reactions.remove).",
 			Effect:      twins.Write,
-			Bindings:    method("reactions.remove", map[string]string{"channel": "channel_id", "name": "reaction"}),
+			Bindings:    method("reactions.remove", map[string]string{"channel": "channel_id", "timestamp": "message_ts", "name": "emoji"}),
 		}, removeReaction),
 		twins.New(twins.Spec{
 			Name:        "slack_get_reactions",
 			Title:       "Get a message's reactions",
 			Description: "Returns a message with its reactions and who added each (reactions.get).",
 			Effect:      twins.Read,
-			Bindings:    method("reactions.get", map[string]string{"channel": "channel_id"}),
+			Bindings:    method("reactions.get", map[string]string{"channel": "channel_id", "timestamp": "message_ts"}),
 		}, getReactions),
 		twins.New(twins.Spec{
 			Name:        "slack_list_reactions",
@@ -77,7 +77,7 @@ func removeReaction(ctx context.Context, w *World, in RemoveReactionIn) (OKOut, 
 // GetReactionsIn is reactions.get's input.
 type GetReactionsIn struct {
 	ChannelID string `json:"channel_id" jsonschema:"Channel id of the message"`
-	Timestamp string `json:"timestamp" jsonschema:"ts of the message"`
+	Timestamp string `json:"message_ts" jsonschema:"ts of the message"`
 	Full      bool   `json:"full,omitempty" jsonschema:"Always return the complete reaction list"`
 }
 
@@ -175,8 +175,8 @@ func hasAnyReaction(m *Message, user string) bool {
 // AddReactionIn is reactions.add's input.
 type AddReactionIn struct {
 	ChannelID string `json:"channel_id" jsonschema:"Channel id (C…) of the message"`
-	Timestamp string `json:"timestamp" jsonschema:"ts of the message"`
-	Reaction  string `json:"reaction" jsonschema:"Emoji name without colons, e.g. thumbsup"`
+	Timestamp string `json:"message_ts" jsonschema:"ts of the message"`
+	Reaction  string `json:"emoji" jsonschema:"Emoji name without colons, e.g. thumbsup"`
 }
 
 // OKOut is the response of methods that answer only ok.
@@ -231,7 +231,7 @@ func emojiName(s string) (string, error) {
 	name := strings.Trim(strings.TrimSpace(s), ":")
 	base, _, _ := strings.Cut(name, "::") // skin tones: thumbsup::skin-tone-2
 	if !emojiNameRE.MatchString(base) {
-		return "", twins.Errorf(twins.Invalid, "invalid_name", "%q is not an emoji name; pass the name without colons, e.g. thumbsup.", s).WithField("reaction")
+		return "", twins.Errorf(twins.Invalid, "invalid_name", "%q is not an emoji name; pass the name without colons, e.g. thumbsup.", s).WithField("emoji")
 	}
 	return name, nil
 }

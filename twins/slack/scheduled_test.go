@@ -173,7 +173,7 @@ func TestScheduledOrdering(t *testing.T) {
 	if h.Messages[0].Text != "clash" || h.Messages[0].TS != formatTS(us+1) {
 		t.Errorf("clash = %+v", h.Messages[0])
 	}
-	mustCallAt(t, w, at, "slack_add_reaction", `{"channel_id": "general", "timestamp": "`+formatTS(us+1)+`", "reaction": "tada"}`)
+	mustCallAt(t, w, at, "slack_add_reaction", `{"channel_id": "general", "message_ts": "`+formatTS(us+1)+`", "emoji": "tada"}`)
 	if m := ch(t, w, "general").message(formatTS(us + 1)); m == nil || m.Text != "clash" || len(m.Reactions) != 1 {
 		t.Errorf("stored clash = %+v", m)
 	}

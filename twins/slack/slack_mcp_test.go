@@ -64,7 +64,7 @@ func TestMCPRoundTrip(t *testing.T) {
 	}
 
 	chID := sent["channel"].(string)
-	if _, isErr, text := mcpCall(t, cs, "slack_add_reaction", map[string]any{"channel_id": chID, "timestamp": ts, "reaction": "tada"}); isErr {
+	if _, isErr, text := mcpCall(t, cs, "slack_add_reaction", map[string]any{"channel_id": chID, "message_ts": ts, "emoji": "tada"}); isErr {
 		t.Fatalf("react = %s", text)
 	}
 	reply, isErr, text := mcpCall(t, cs, "slack_send_message", map[string]any{"channel_id": chID, "message": "in thread", "thread_ts": ts})
@@ -191,8 +191,8 @@ func TestMCPSlackTools(t *testing.T) {
 		key  string
 	}{
 		{"slack_schedule_message", map[string]any{"channel_id": ch, "message": "later", "post_at": time.Now().Add(time.Hour).Unix()}, "scheduled_message_id"},
-		{"slack_add_reaction", map[string]any{"channel_id": ch, "timestamp": ts, "reaction": "eyes"}, "ok"},
-		{"slack_get_reactions", map[string]any{"channel_id": ch, "timestamp": ts}, "message"},
+		{"slack_add_reaction", map[string]any{"channel_id": ch, "message_ts": ts, "emoji": "eyes"}, "ok"},
+		{"slack_get_reactions", map[string]any{"channel_id": ch, "message_ts": ts}, "message"},
 		{"slack_create_conversation", map[string]any{"name": "war-room"}, "channel"},
 		{"slack_read_channel", map[string]any{"channel_id": ch}, "messages"},
 		{"slack_read_thread", map[string]any{"channel_id": ch, "message_ts": ts}, "messages"},
