@@ -25,7 +25,7 @@ func conversationAdminActions() []twins.Action {
 			Name: "slack_create_conversation", Title: "Create a channel",
 			Description: "Creates a public or private channel and joins it (conversations.create). Names are lower-case " +
 				"letters, digits, '-' and '_', at most 80 characters, and unique.",
-			Effect: twins.Write, Bindings: method("conversations.create", nil),
+			Effect: twins.Write, Bindings: method("conversations.create", map[string]string{"name": "channel_name"}),
 		}, createConversation),
 		twins.New(twins.Spec{
 			Name: "slack_join_channel", Title: "Join a channel",
@@ -137,7 +137,7 @@ func (w *World) checkChannelName(name string, self *Channel) error {
 
 // CreateConversationIn is conversations.create's input.
 type CreateConversationIn struct {
-	Name      string `json:"name" jsonschema:"Channel name: lower-case letters, digits, '-' and '_'"`
+	Name      string `json:"channel_name" jsonschema:"Channel name: lower-case letters, digits, '-' and '_'"`
 	IsPrivate bool   `json:"is_private,omitempty" jsonschema:"Create a private channel"`
 	TeamID    string `json:"team_id,omitempty" jsonschema:"Workspace id (accepted; the twin has one workspace)"`
 }

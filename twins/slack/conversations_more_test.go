@@ -15,23 +15,23 @@ func TestChannelInfoAndCreate(t *testing.T) {
 	mustCall(t, w, "slack_get_channel_info", `{"channel_id": "outside"}`)
 	wantErr(t, call(t, w, "slack_get_channel_info", `{"channel_id": "hidden"}`), "channel_not_found")
 
-	r := mustCall(t, w, "slack_create_conversation", `{"name": "incident-42"}`)
+	r := mustCall(t, w, "slack_create_conversation", `{"channel_name": "incident-42"}`)
 	c := r.Out.(ChannelOut).Channel
 	if !r.Mutated || !strings.HasPrefix(c.ID, "C") || c.Name != "incident-42" || !c.IsMember || c.Creator != w.AuthUser {
 		t.Errorf("create = %+v", c)
 	}
-	p := mustCall(t, w, "slack_create_conversation", `{"name": "#secret-room", "is_private": true}`).Out.(ChannelOut).Channel
+	p := mustCall(t, w, "slack_create_conversation", `{"channel_name": "#secret-room", "is_private": true}`).Out.(ChannelOut).Channel
 	if !strings.HasPrefix(p.ID, "G") || !p.IsPrivate || p.Name != "secret-room" {
 		t.Errorf("private = %+v", p)
 	}
 	for _, c := range []struct{ args, err string }{
-		{`{"name": "eng"}`, "name_taken"},
-		{`{"name": "hidden"}`, "name_taken"},
-		{`{"name": "Has Spaces"}`, "invalid_name"},
-		{`{"name": "UPPER"}`, "invalid_name"},
-		{`{"name": "---"}`, "invalid_name_punctuation"},
-		{`{"name": ""}`, "invalid_name_required"},
-		{`{"name": "` + strings.Repeat("a", 81) + `"}`, "invalid_name_maxlength"},
+		{`{"channel_name": "eng"}`, "name_taken"},
+		{`{"channel_name": "hidden"}`, "name_taken"},
+		{`{"channel_name": "Has Spaces"}`, "invalid_name"},
+		{`{"channel_name": "UPPER"}`, "invalid_name"},
+		{`{"channel_name": "---"}`, "invalid_name_punctuation"},
+		{`{"channel_name": ""}`, "invalid_name_required"},
+		{`{"channel_name": "` + strings.Repeat("a", 81) + `"}`, "invalid_name_maxlength"},
 	} {
 		wantErr(t, call(t, w, "slack_create_conversation", c.args), c.err)
 	}

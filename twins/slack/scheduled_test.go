@@ -186,7 +186,7 @@ func TestScheduledUndeliverable(t *testing.T) {
 	at := unix(t0.Add(time.Minute))
 	mustCallAt(t, w, t0, "slack_schedule_message", `{"channel_id": "random", "message": "to archived", "post_at": `+at+`}`)
 	mustCallAt(t, w, t0, "slack_archive_channel", `{"channel_id": "random"}`)
-	mustCallAt(t, w, t0, "slack_create_conversation", `{"name": "ops"}`)
+	mustCallAt(t, w, t0, "slack_create_conversation", `{"channel_name": "ops"}`)
 	mustCallAt(t, w, t0, "slack_schedule_message", `{"channel_id": "ops", "message": "after leaving", "post_at": `+at+`}`)
 	mustCallAt(t, w, t0, "slack_leave_channel", `{"channel_id": "ops"}`)
 	later := t0.Add(2 * time.Minute)

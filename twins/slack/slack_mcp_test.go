@@ -193,7 +193,7 @@ func TestMCPSlackTools(t *testing.T) {
 		{"slack_schedule_message", map[string]any{"channel_id": ch, "message": "later", "post_at": time.Now().Add(time.Hour).Unix()}, "scheduled_message_id"},
 		{"slack_add_reaction", map[string]any{"channel_id": ch, "message_ts": ts, "emoji": "eyes"}, "ok"},
 		{"slack_get_reactions", map[string]any{"channel_id": ch, "message_ts": ts}, "message"},
-		{"slack_create_conversation", map[string]any{"name": "war-room"}, "channel"},
+		{"slack_create_conversation", map[string]any{"channel_name": "war-room"}, "channel"},
 		{"slack_read_channel", map[string]any{"channel_id": ch}, "messages"},
 		{"slack_read_thread", map[string]any{"channel_id": ch, "message_ts": ts}, "messages"},
 		{"slack_read_user_profile", map[string]any{"user_id": auth["user_id"]}, "user"},
