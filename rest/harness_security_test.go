@@ -41,6 +41,7 @@ type realServer struct {
 	Store session.Store
 	KeyA  string
 	KeyB  string
+	TeamA string
 	Log   *syncBuffer
 	Reg   *twins.Registry
 }
@@ -49,7 +50,8 @@ func startReal(t testing.TB, cfg rest.Config, store session.Store) *realServer {
 	t.Helper()
 	a, b := session.NewAPIKey(), session.NewAPIKey()
 	// Random team names: a shared Redis may hold other runs' teams.
-	teams, err := session.NewTeams(map[string][]string{"a-" + session.NewRequestID(): {a}, "b-" + session.NewRequestID(): {b}})
+	teamA := "a-" + session.NewRequestID()
+	teams, err := session.NewTeams(map[string][]string{teamA: {a}, "b-" + session.NewRequestID(): {b}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func startReal(t testing.TB, cfg rest.Config, store session.Store) *realServer {
 	}
 	srv := rest.NewServer(cfg, reg, store, teams)
 	hs.Config.Handler = srv
-	return &realServer{URL: hs.URL, Srv: srv, Store: store, KeyA: a, KeyB: b, Log: logs, Reg: reg}
+	return &realServer{URL: hs.URL, Srv: srv, Store: store, KeyA: a, KeyB: b, TeamA: teamA, Log: logs, Reg: reg}
 }
 
 // create makes a sandbox for team key with the named twins.
