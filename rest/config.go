@@ -34,6 +34,9 @@ type Config struct {
 	RateLimits map[string]int
 	// Pprof mounts net/http/pprof at /debug/pprof/.
 	Pprof bool
+	// RunsDir is where `pome run` writes run directories; the dashboard
+	// shows their verdicts ("" shows none).
+	RunsDir string
 	// Registry is the set of twins served (nil: every twin Pome has).
 	Registry *twins.Registry
 	// Logger receives the server's log lines (nil: discard).

@@ -65,6 +65,8 @@ func (a *App) newServeCmd() *cobra.Command {
 	f.Int("sandbox-quota", 1000, "open sandboxes per team (env POME_SANDBOX_QUOTA)")
 	f.Int64("max-body-bytes", 10<<20, "request body limit in bytes (env POME_MAX_BODY_BYTES)")
 	f.Bool("pprof", false, "serve net/http/pprof at /debug/pprof/ (env POME_PPROF)")
+	f.String("runs-dir", "runs", "run directories the dashboard at /ui/ shows (env POME_RUNS_DIR)")
+	bindKey(f, "runs-dir", keyRunsDir)
 	for flag, key := range map[string]string{
 		"addr": keyAddr, "public-url": keyPublicURL, "redis-url": keyRedisURL,
 		"ttl": keyTTL, "retention": keyRetention, "max-twins": keyMaxTwins,
@@ -74,6 +76,9 @@ func (a *App) newServeCmd() *cobra.Command {
 	}
 	return cmd
 }
+
+// keyRunsDir is the config key of --runs-dir.
+const keyRunsDir = "runs_dir"
 
 // ServeConfig maps the resolved configuration of `pome serve` to
 // rest.Config. v supplies flags, env and scalar config-file keys; fileRaw is
@@ -107,6 +112,13 @@ func ServeConfig(v *viper.Viper, fileRaw map[string]any) (rest.Config, error) {
 		if cfg.Pprof, err = cast.ToBoolE(v.Get(keyPprof)); err != nil {
 			return cfg, usageErrorf("%s: %v", keyPprof, err)
 		}
+	}
+
+	// Bound here rather than in envNames so that the dashboard's one
+	// setting stays in this file.
+	v.BindEnv(keyRunsDir, "POME_RUNS_DIR")
+	if cfg.RunsDir = strings.TrimSpace(v.GetString(keyRunsDir)); cfg.RunsDir == "" {
+		cfg.RunsDir = "runs"
 	}
 
 	if env := strings.TrimSpace(v.GetString(keyAPIKeys)); env != "" {

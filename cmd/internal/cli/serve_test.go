@@ -74,7 +74,7 @@ func TestServeDefaults(t *testing.T) {
 	}
 	cfg.Logger = nil
 	want := rest.Config{Addr: "127.0.0.1:7070", PublicURL: "http://127.0.0.1:7070", TTL: 30 * time.Minute,
-		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20}
+		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs"}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)
 	}
@@ -84,13 +84,13 @@ func TestServeFlags(t *testing.T) {
 	isolate(t)
 	cfg, r := serveWith(t, "--addr", "0.0.0.0:8080", "--public-url", "https://pome.example.com/",
 		"--redis-url", "redis://localhost:6379/0", "--ttl", "1h", "--retention", "2h", "--max-twins", "2",
-		"--sandbox-quota", "5", "--max-body-bytes", "1024", "--pprof")
+		"--sandbox-quota", "5", "--max-body-bytes", "1024", "--pprof", "--runs-dir", "/srv/pome-runs")
 	if r.code != ExitOK {
 		t.Fatalf("%+v", r)
 	}
 	cfg.Logger = nil
 	want := rest.Config{Addr: "0.0.0.0:8080", PublicURL: "https://pome.example.com", RedisURL: "redis://localhost:6379/0",
-		TTL: time.Hour, Retention: 2 * time.Hour, MaxTwins: 2, SandboxQuota: 5, MaxBodyBytes: 1024, Pprof: true}
+		TTL: time.Hour, Retention: 2 * time.Hour, MaxTwins: 2, SandboxQuota: 5, MaxBodyBytes: 1024, Pprof: true, RunsDir: "/srv/pome-runs"}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("flags\n got %+v\nwant %+v", cfg, want)
 	}
@@ -197,7 +197,7 @@ func TestShippedConfigs(t *testing.T) {
 	}
 	cfg.Logger = nil
 	want := rest.Config{Addr: "127.0.0.1:7070", PublicURL: "http://127.0.0.1:7070", TTL: 30 * time.Minute,
-		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20}
+		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs"}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("configs/pome.yaml\n got %+v\nwant %+v", cfg, want)
 	}
