@@ -328,6 +328,18 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	shot("08-stopped")
 
+	// The list filters by state.
+	step("filter stopped",
+		chromedp.Navigate(b.url+"/ui/#/sandboxes?state=stopped"),
+		chromedp.WaitVisible(css(listRow)))
+	step("filter ready",
+		chromedp.SetValue(css("#state-filter"), "ready"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("state-filter").dispatchEvent(new Event("change"))`),
+		wait(`location.hash === "#/sandboxes?state=ready" && document.querySelector("td.note") !== null`))
+	if eval(`document.querySelector('`+listRow+`') === null`) != "true" {
+		t.Error("a stopped sandbox is listed under ready")
+	}
+
 	// Runs: pass@1, pass^K, and a verdict with links to its evidence rows.
 	step("runs",
 		chromedp.Click(css(`a[href="#/runs"]`)),
@@ -341,6 +353,10 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.WaitVisible(css("#criteria")))
 	if s := text("#criteria"); !strings.Contains(s, "passed") || !strings.Contains(s, "abstained") {
 		t.Errorf("criteria %q", s)
+	}
+	step("evidence path", chromedp.Click(css(`button[data-evidence-path="/repos/0/issues/0/labels"]`)))
+	if eval(`document.querySelector('#run-diff-box-github tr[data-path="/repos/0/issues/0/labels/0"]').classList.contains("flash")`) != "true" {
+		t.Error("the evidence path does not point at the diff row under it")
 	}
 	shot("10-run")
 	step("evidence",

@@ -880,8 +880,27 @@
     for (const row of res.events.slice(0, maxRowsShown)) {
       eventsList.append(h("li", {}, rowButton(row, meta.session_id, (r, btn) => openRow(r, meta.session_id, btn, diffFor))));
     }
+    // showPath points at the diff rows under a state path an evidence
+    // entry names (checks cite the list or object they read; the diff
+    // lists the elements in it that changed).
+    const showPath = (twin, p) => {
+      const box = document.getElementById("run-diff-box-" + twin);
+      const rows = box ? [...box.querySelectorAll("tr[data-path]")].filter((tr) => {
+        const q = tr.dataset.path;
+        return q === p || q.startsWith(p + "/") || p.startsWith(q + "/");
+      }) : [];
+      document.querySelectorAll("tr.flash").forEach((tr) => tr.classList.remove("flash"));
+      if (!rows.length) {
+        setStatus(`${p} did not change between the seed and the final ${twin} state.`);
+        return;
+      }
+      rows.forEach((tr) => tr.classList.add("flash"));
+      rows[0].tabIndex = -1;
+      rows[0].scrollIntoView({ block: "center" });
+      rows[0].focus();
+    };
     for (const [twin, d] of Object.entries(res.diffs)) {
-      diffsBox.append(h("section", { "aria-labelledby": "run-diff-" + twin },
+      diffsBox.append(h("section", { "aria-labelledby": "run-diff-" + twin, id: "run-diff-box-" + twin },
         h("h3", { id: "run-diff-" + twin }, twin),
         d.error ? h("p", { class: "error-box" }, d.error) : diffTable(d.changes, null, "Final")));
     }
@@ -913,7 +932,10 @@
             for (const seq of ev.tape_seqs || []) {
               links.push(h("button", { type: "button", class: "link", "data-evidence-seq": seq, onclick: () => openEvent(c.twin, seq) }, `${c.twin} row #${seq}`));
             }
-            for (const p of ev.state_paths || []) links.push(h("code", { title: "state path" }, p));
+            for (const p of ev.state_paths || []) {
+              links.push(h("button", { type: "button", class: "link mono", "data-evidence-path": p, title: "Show in the seed → final diff",
+                onclick: () => showPath(c.twin, p) }, p));
+            }
             return h("tr", {},
               h("td", {}, h("span", { class: "badge " + c.status }, c.status)),
               h("td", { class: "text" }, c.text, c.check ? h("div", { class: "note mono" }, c.check) : null),
