@@ -46,6 +46,10 @@ func newDataPlane(s *Server) *dataPlane {
 func (d *dataPlane) twinRouter(tw *twins.Twin) *mux.Router {
 	r := mux.NewRouter()
 	r.SkipClean(true)
+	// Match on the escaped path so that an escaped "/" inside an id stays
+	// in that id (the vendor answers 404 for it, not an unknown route), and
+	// path variables are unescaped exactly once, in bindingHandler.
+	r.UseEncodedPath()
 	root := "/" + tw.Name + "/s/{pome_sid}"
 	for _, a := range tw.Actions {
 		for _, b := range a.Spec().Bindings {

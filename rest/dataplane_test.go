@@ -590,3 +590,21 @@ func TestETags(t *testing.T) {
 		t.Fatalf("304 row: %+v", rows[2])
 	}
 }
+
+// TestPathVariablesUnescapedOnce: %2541 is the literal "%41", and an escaped
+// slash stays inside its path variable.
+func TestPathVariablesUnescapedOnce(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), `{"text":"one"}`)
+	if st, _, b := do(t, "GET", env.APIURL+"/notes/%31", bearer(env.Token), ""); st != 200 || !strings.Contains(string(b), "one") {
+		t.Fatalf("escaped digit: %d %s", st, b)
+	}
+	// "%2531" is "%31", not "1": not an integer, so a 400 from the twin.
+	if st, _, b := do(t, "GET", env.APIURL+"/notes/%2531", bearer(env.Token), ""); st != 400 {
+		t.Fatalf("double-escaped id: %d %s", st, b)
+	}
+	// An escaped slash is part of the id: the twin refuses it, no 501.
+	if st, _, b := do(t, "GET", env.APIURL+"/notes/1%2F2", bearer(env.Token), ""); st != 400 {
+		t.Fatalf("escaped slash: %d %s", st, b)
+	}
+}
