@@ -397,6 +397,9 @@ func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandb
 	if !ValidSandboxID(id) || token == "" {
 		return nil, RoleNone, ErrDenied
 	}
+	// Hash once, before the lookup, so that an unknown sandbox and a wrong
+	// token cost the same work.
+	presented := HashToken(token)
 	sb, err := m.Store.Get(ctx, id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, RoleNone, ErrDenied
@@ -413,9 +416,9 @@ func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandb
 	}
 	// Compare against every token so that timing does not say which one
 	// matched.
-	auth := tokenMatches(token, sb.AuthHash)
-	agent := tokenMatches(token, sb.AgentHash)
-	prov := tokenMatches(token, sb.ProviderHashes[twin])
+	auth := hashMatches(presented, sb.AuthHash)
+	agent := hashMatches(presented, sb.AgentHash)
+	prov := hashMatches(presented, sb.ProviderHashes[twin])
 	switch {
 	case auth:
 		return sb, RoleAuth, nil

@@ -90,11 +90,16 @@ func HashToken(tok string) string {
 
 // tokenMatches compares a presented token to a stored hash in constant time.
 func tokenMatches(presented, storedHash string) bool {
+	return hashMatches(HashToken(presented), storedHash)
+}
+
+// hashMatches compares a presented token's hash to a stored one in
+// constant time.
+func hashMatches(presentedHash, storedHash string) bool {
 	if storedHash == "" {
 		return false
 	}
-	h := HashToken(presented)
-	return subtle.ConstantTimeCompare([]byte(h), []byte(storedHash)) == 1
+	return subtle.ConstantTimeCompare([]byte(presentedHash), []byte(storedHash)) == 1
 }
 
 // ValidSandboxID reports whether s has the shape of a sandbox id, so that
