@@ -341,10 +341,7 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 	}
 	// Encode outside the lock; only the seq is spliced in under it.
 	row.Seq = 0
-	enc, err := json.Marshal(row)
-	if err != nil {
-		return 0, err
-	}
+	enc := row.AppendJSON(nil)
 	if !bytes.HasPrefix(enc, seqZero) {
 		return 0, fmt.Errorf("tape row encoding starts with %.12q", enc)
 	}

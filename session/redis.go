@@ -524,10 +524,7 @@ var seqPrefix = []byte(`{"seq":0,`)
 func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (int64, error) {
 	r := *row
 	r.Seq = 0
-	data, err := json.Marshal(&r)
-	if err != nil {
-		return 0, err
-	}
+	data := r.AppendJSON(nil)
 	if !bytes.HasPrefix(data, seqPrefix) {
 		return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data)
 	}

@@ -1,0 +1,160 @@
+package tape
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// AppendJSON appends the row's JSON encoding to b: what json.Marshal
+// produces, except that the request and response bodies are written as
+// they are instead of re-scanned (encoding/json compacts every
+// json.RawMessage it writes, which was the largest cost of taping a call),
+// so a body sent with spaces keeps them. A body holding a line break is
+// compacted, so a row always fits on one line of JSON Lines.
+func (r *Row) AppendJSON(b []byte) []byte {
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, r.Seq, 10)
+	b = append(b, `,"at":`...)
+	b = appendTime(b, r.At)
+	b = appendField(b, "session_id", r.SessionID)
+	b = appendField(b, "twin", r.Twin)
+	b = appendField(b, "transport", r.Transport)
+	b = appendField(b, "method", r.Method)
+	b = appendField(b, "path", r.Path)
+	b = append(b, `,"tool":`...)
+	if r.Tool == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, *r.Tool)
+	}
+	if r.MCPMethod != "" {
+		b = appendField(b, "mcp_method", r.MCPMethod)
+	}
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(r.Status), 10)
+	b = append(b, `,"state_mutation":`...)
+	b = strconv.AppendBool(b, r.StateMutation)
+	b = append(b, `,"request":{"query":`...)
+	b = appendMap(b, r.Request.Query)
+	if len(r.Request.Body) > 0 {
+		b = append(b, `,"body":`...)
+		b = appendRaw(b, r.Request.Body)
+	}
+	b = append(b, `,"headers":`...)
+	b = appendMap(b, r.Request.Headers)
+	b = append(b, `},"response":{`...)
+	if len(r.Response.Body) > 0 {
+		b = append(b, `"body":`...)
+		b = appendRaw(b, r.Response.Body)
+	}
+	b = append(b, `},"latency_us":`...)
+	b = strconv.AppendInt(b, r.LatencyUS, 10)
+	return append(b, '}')
+}
+
+func appendField(b []byte, name, v string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return appendString(b, v)
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+func appendMap(b []byte, m map[string]string) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = appendString(b, m[k])
+	}
+	return append(b, '}')
+}
+
+// appendRaw writes a body that is already JSON; only one holding a newline
+// (pretty-printed) is compacted.
+func appendRaw(b []byte, raw json.RawMessage) []byte {
+	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+		return append(b, raw...)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return appendString(b, string(raw))
+	}
+	return append(b, buf.Bytes()...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString quotes s exactly as encoding/json does: HTML-safe escapes,
+// U+2028/U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
