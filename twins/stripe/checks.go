@@ -60,43 +60,17 @@ func checks() []*twins.Check {
 			ID: "stripe.payment-intent-amount", Template: "PaymentIntent `{payment_intent}` has an amount of {amount} in `{currency}`",
 			Params: []twins.Param{paramPaymentIntent, paramAmount, paramCurrency}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The PaymentIntent exists and its amount (in the currency's smallest unit, e.g. cents) and currency are the given ones.",
-			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
-				_, w, err := worlds(in, false)
-				if err != nil {
-					return twins.Result{}, err
-				}
-				i := paymentIntentIndex(w, args["payment_intent"])
-				if i < 0 {
-					return twins.Fail("no PaymentIntent "+args["payment_intent"], twins.Evidence{StatePaths: []string{"/payment_intents"}}), nil
-				}
-				pi := w.PaymentIntents[i]
-				ev := twins.Evidence{StatePaths: []string{twins.Pointer("payment_intents", i, "amount"), twins.Pointer("payment_intents", i, "currency")}}
-				if pi.Amount != atoi(args["amount"]) || pi.Currency != args["currency"] {
-					return twins.Fail(fmt.Sprintf("%s is for %d %s", pi.ID, pi.Amount, pi.Currency), ev), nil
-				}
-				return twins.Pass(fmt.Sprintf("%s is for %d %s", pi.ID, pi.Amount, pi.Currency), ev), nil
-			},
+			Eval: paymentIntentEval([]string{"amount", "currency"}, func(pi *PaymentIntent, args map[string]string) (bool, string) {
+				return pi.Amount == atoi(args["amount"]) && pi.Currency == args["currency"], fmt.Sprintf("%s is for %d %s", pi.ID, pi.Amount, pi.Currency)
+			}),
 		},
 		{
 			ID: "stripe.payment-intent-status", Template: "PaymentIntent `{payment_intent}` has status `{status}`",
 			Params: []twins.Param{paramPaymentIntent, paramPIStatus}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The PaymentIntent exists and is in the given status.",
-			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
-				_, w, err := worlds(in, false)
-				if err != nil {
-					return twins.Result{}, err
-				}
-				i := paymentIntentIndex(w, args["payment_intent"])
-				if i < 0 {
-					return twins.Fail("no PaymentIntent "+args["payment_intent"], twins.Evidence{StatePaths: []string{"/payment_intents"}}), nil
-				}
-				pi := w.PaymentIntents[i]
-				ev := twins.Evidence{StatePaths: []string{twins.Pointer("payment_intents", i, "status")}}
-				if pi.Status != args["status"] {
-					return twins.Fail(fmt.Sprintf("%s has status %s", pi.ID, pi.Status), ev), nil
-				}
-				return twins.Pass(fmt.Sprintf("%s has status %s", pi.ID, pi.Status), ev), nil
-			},
+			Eval: paymentIntentEval([]string{"status"}, func(pi *PaymentIntent, args map[string]string) (bool, string) {
+				return pi.Status == args["status"], fmt.Sprintf("%s has status %s", pi.ID, pi.Status)
+			}),
 		},
 		{
 			ID: "stripe.payment-intent-with-status-exists", Template: "A PaymentIntent of {amount} in `{currency}` with status `{status}` exists",
@@ -107,12 +81,9 @@ func checks() []*twins.Check {
 				if err != nil {
 					return twins.Result{}, err
 				}
-				var paths []string
-				for i, pi := range w.PaymentIntents {
-					if pi.Amount == atoi(args["amount"]) && pi.Currency == args["currency"] && pi.Status == args["status"] {
-						paths = append(paths, twins.Pointer("payment_intents", i))
-					}
-				}
+				paths := matching(w.PaymentIntents, "payment_intents", func(pi *PaymentIntent) bool {
+					return pi.Amount == atoi(args["amount"]) && pi.Currency == args["currency"] && pi.Status == args["status"]
+				})
 				if len(paths) == 0 {
 					return twins.Fail(fmt.Sprintf("no PaymentIntent of %s %s is %s (%d PaymentIntents)", args["amount"], args["currency"], args["status"], len(w.PaymentIntents)), twins.Evidence{StatePaths: []string{"/payment_intents"}}), nil
 				}
@@ -128,12 +99,9 @@ func checks() []*twins.Check {
 				if err != nil {
 					return twins.Result{}, err
 				}
-				var paths []string
-				for i, ch := range w.Charges {
-					if ch.Amount == atoi(args["amount"]) && ch.Currency == args["currency"] && ch.Status == args["status"] {
-						paths = append(paths, twins.Pointer("charges", i))
-					}
-				}
+				paths := matching(w.Charges, "charges", func(ch *Charge) bool {
+					return ch.Amount == atoi(args["amount"]) && ch.Currency == args["currency"] && ch.Status == args["status"]
+				})
 				if len(paths) == 0 {
 					return twins.Fail(fmt.Sprintf("no %s charge of %s %s (%d charges)", args["status"], args["amount"], args["currency"], len(w.Charges)), twins.Evidence{StatePaths: []string{"/charges"}}), nil
 				}
@@ -149,16 +117,8 @@ func checks() []*twins.Check {
 				if err != nil {
 					return twins.Result{}, err
 				}
-				old := map[string]bool{}
-				for _, e := range seed.Events {
-					old[e.ID] = true
-				}
-				var paths []string
-				for i, e := range w.Events {
-					if !old[e.ID] && e.Type == args["event_type"] {
-						paths = append(paths, twins.Pointer("events", i))
-					}
-				}
+				old := idSet(seed.Events, func(e *Event) string { return e.ID })
+				paths := matching(w.Events, "events", func(e *Event) bool { return !old[e.ID] && e.Type == args["event_type"] })
 				if len(paths) == 0 {
 					return twins.Fail(fmt.Sprintf("no %s event among %d new events", args["event_type"], len(w.Events)-len(old)), twins.Evidence{StatePaths: []string{"/events"}}), nil
 				}
@@ -200,12 +160,7 @@ func checks() []*twins.Check {
 				if err != nil {
 					return twins.Result{}, err
 				}
-				var paths []string
-				for i, re := range w.Refunds {
-					if refOf(re.PaymentIntent) == args["payment_intent"] {
-						paths = append(paths, twins.Pointer("refunds", i))
-					}
-				}
+				paths := matching(w.Refunds, "refunds", func(re *Refund) bool { return refOf(re.PaymentIntent) == args["payment_intent"] })
 				ev := twins.Evidence{StatePaths: paths}
 				if len(paths) == 0 {
 					ev.StatePaths = []string{"/refunds"}
@@ -225,16 +180,8 @@ func checks() []*twins.Check {
 				if err != nil {
 					return twins.Result{}, err
 				}
-				old := map[string]bool{}
-				for _, re := range seed.Refunds {
-					old[re.ID] = true
-				}
-				var paths []string
-				for i, re := range w.Refunds {
-					if !old[re.ID] && refOf(re.Charge) == args["charge"] {
-						paths = append(paths, twins.Pointer("refunds", i))
-					}
-				}
+				old := idSet(seed.Refunds, func(re *Refund) string { return re.ID })
+				paths := matching(w.Refunds, "refunds", func(re *Refund) bool { return !old[re.ID] && refOf(re.Charge) == args["charge"] })
 				if len(paths) > 0 {
 					return twins.Fail(fmt.Sprintf("%d new refund(s) on %s", len(paths), args["charge"]), twins.Evidence{StatePaths: paths}), nil
 				}
@@ -286,6 +233,52 @@ func checks() []*twins.Check {
 	}
 }
 
+// paymentIntentEval evaluates a check on the PaymentIntent the check names:
+// it fails when there is no such PaymentIntent, and otherwise holds
+// decides, citing the PaymentIntent's fields, with the same reason either way.
+func paymentIntentEval(fields []string, holds func(pi *PaymentIntent, args map[string]string) (bool, string)) func(*twins.Input, map[string]string) (twins.Result, error) {
+	return func(in *twins.Input, args map[string]string) (twins.Result, error) {
+		_, w, err := worlds(in, false)
+		if err != nil {
+			return twins.Result{}, err
+		}
+		i := paymentIntentIndex(w, args["payment_intent"])
+		if i < 0 {
+			return twins.Fail("no PaymentIntent "+args["payment_intent"], twins.Evidence{StatePaths: []string{"/payment_intents"}}), nil
+		}
+		ev := twins.Evidence{}
+		for _, f := range fields {
+			ev.StatePaths = append(ev.StatePaths, twins.Pointer("payment_intents", i, f))
+		}
+		ok, reason := holds(w.PaymentIntents[i], args)
+		if !ok {
+			return twins.Fail(reason, ev), nil
+		}
+		return twins.Pass(reason, ev), nil
+	}
+}
+
+// matching returns the JSON pointers of the items of collection that match;
+// nil when none does.
+func matching[T any](items []T, collection string, match func(T) bool) []string {
+	var paths []string
+	for i, it := range items {
+		if match(it) {
+			paths = append(paths, twins.Pointer(collection, i))
+		}
+	}
+	return paths
+}
+
+// idSet is the set of the items' ids, e.g. of what the seed already held.
+func idSet[T any](items []T, id func(T) string) map[string]bool {
+	set := map[string]bool{}
+	for _, it := range items {
+		set[id(it)] = true
+	}
+	return set
+}
+
 func ids[T any](items []T, id func(T) string) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
@@ -305,16 +298,8 @@ func newObjectsCheck(id, template, collection string, list func(*World) []string
 			if err != nil {
 				return twins.Result{}, err
 			}
-			old := map[string]bool{}
-			for _, id := range list(seed) {
-				old[id] = true
-			}
-			var paths []string
-			for i, id := range list(w) {
-				if !old[id] {
-					paths = append(paths, twins.Pointer(collection, i))
-				}
-			}
+			old := idSet(list(seed), func(id string) string { return id })
+			paths := matching(list(w), collection, func(id string) bool { return !old[id] })
 			if len(paths) > 0 {
 				return twins.Fail(fmt.Sprintf("%d new object(s) in %s", len(paths), collection), twins.Evidence{StatePaths: paths}), nil
 			}

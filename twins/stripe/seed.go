@@ -484,27 +484,40 @@ func (b *seedBuilder) prices(s *Seed) error {
 	return nil
 }
 
+// payment checks what a seeded PaymentIntent and a seeded charge both
+// carry: currency, amount, and the customer and payment method they name.
+// It returns the normalized currency and the payment method, if any.
+func (b *seedBuilder) payment(path, currency string, amount int64, customer, paymentMethod string) (string, *PaymentMethod, error) {
+	cur, err := checkCurrency("currency", currency)
+	if err != nil {
+		return "", nil, twins.SeedErrorf(path+"/currency", "unsupported currency %q", currency)
+	}
+	if err := checkAmount("amount", amount, cur); err != nil {
+		return "", nil, twins.SeedErrorf(path+"/amount", "%s", twins.AsError(err).Message)
+	}
+	if customer != "" && b.w.customer(customer) == nil {
+		return "", nil, twins.SeedErrorf(path+"/customer", "no customer %q in the seed", customer)
+	}
+	var pm *PaymentMethod
+	if paymentMethod != "" {
+		if pm = b.w.paymentMethod(paymentMethod); pm == nil {
+			return "", nil, twins.SeedErrorf(path+"/payment_method", "no payment method %q in the seed", paymentMethod)
+		}
+	}
+	return cur, pm, nil
+}
+
 var seedStatuses = []string{statusRequiresPaymentMethod, statusRequiresConfirmation, statusRequiresAction,
 	statusProcessing, statusRequiresCapture, statusSucceeded, statusCanceled}
 
 func (b *seedBuilder) paymentIntents(s *Seed) error {
 	for i, sp := range s.PaymentIntents {
 		path := twins.Pointer("payment_intents", i)
-		currency, err := checkCurrency("currency", sp.Currency)
+		currency, pm, err := b.payment(path, sp.Currency, sp.Amount, sp.Customer, sp.PaymentMethod)
 		if err != nil {
-			return twins.SeedErrorf(path+"/currency", "unsupported currency %q", sp.Currency)
+			return err
 		}
-		if err := checkAmount("amount", sp.Amount, currency); err != nil {
-			return twins.SeedErrorf(path+"/amount", "%s", twins.AsError(err).Message)
-		}
-		if sp.Customer != "" && b.w.customer(sp.Customer) == nil {
-			return twins.SeedErrorf(path+"/customer", "no customer %q in the seed", sp.Customer)
-		}
-		var pm *PaymentMethod
-		if sp.PaymentMethod != "" {
-			if pm = b.w.paymentMethod(sp.PaymentMethod); pm == nil {
-				return twins.SeedErrorf(path+"/payment_method", "no payment method %q in the seed", sp.PaymentMethod)
-			}
+		if pm != nil {
 			if owner := refOf(pm.Customer); owner != "" && owner != sp.Customer {
 				return twins.SeedErrorf(path+"/payment_method", "payment method %q belongs to customer %q", pm.ID, owner)
 			}
@@ -612,21 +625,9 @@ func (b *seedBuilder) paymentIntents(s *Seed) error {
 func (b *seedBuilder) charges(s *Seed) error {
 	for i, sc := range s.Charges {
 		path := twins.Pointer("charges", i)
-		currency, err := checkCurrency("currency", sc.Currency)
+		currency, pm, err := b.payment(path, sc.Currency, sc.Amount, sc.Customer, sc.PaymentMethod)
 		if err != nil {
-			return twins.SeedErrorf(path+"/currency", "unsupported currency %q", sc.Currency)
-		}
-		if err := checkAmount("amount", sc.Amount, currency); err != nil {
-			return twins.SeedErrorf(path+"/amount", "%s", twins.AsError(err).Message)
-		}
-		if sc.Customer != "" && b.w.customer(sc.Customer) == nil {
-			return twins.SeedErrorf(path+"/customer", "no customer %q in the seed", sc.Customer)
-		}
-		var pm *PaymentMethod
-		if sc.PaymentMethod != "" {
-			if pm = b.w.paymentMethod(sc.PaymentMethod); pm == nil {
-				return twins.SeedErrorf(path+"/payment_method", "no payment method %q in the seed", sc.PaymentMethod)
-			}
+			return err
 		}
 		status := sc.Status
 		if status == "" {
