@@ -30,6 +30,9 @@ type Config struct {
 	// operator and hashed at start. Empty: a team "default" with one
 	// generated key, printed once.
 	Teams map[string][]string
+	// MaxTapeRows caps each twin's tape in a sandbox (default 100,000);
+	// calls past it are counted and reported as dropped, never kept.
+	MaxTapeRows int64
 	// RateLimits is requests per minute per sandbox for each twin (0: off).
 	RateLimits map[string]int
 	// Pprof mounts net/http/pprof at /debug/pprof/.

@@ -608,3 +608,40 @@ func TestPathVariablesUnescapedOnce(t *testing.T) {
 		t.Fatalf("escaped slash: %d %s", st, b)
 	}
 }
+
+// TestTapeCap: past the cap the tape says how many calls it lacks, and a
+// tape check refuses to decide rather than pass on a partial tape.
+func TestTapeCap(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	env.Server.Manager.Store.(interface{ SetMaxTapeRows(int64) }).SetMaxTapeRows(3)
+	for i := 0; i < 5; i++ {
+		do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), fmt.Sprintf(`{"text":"n%d"}`, i))
+	}
+	var out map[string]any
+	env.Control(t, "GET", "/v1/sandboxes/"+env.SessionID+"/tapes/notes", nil, &out)
+	if out["count"] != 3.0 || out["truncated"] != true || out["dropped"] != 2.0 {
+		t.Fatalf("%v", out)
+	}
+	st, h, _ := do(t, "GET", env.APIURL+"/_pome/tape?format=jsonl", bearer(env.AuthToken), "")
+	if st != 200 || h.Get("Pome-Tape-Dropped") != "2" {
+		t.Fatalf("jsonl: %d %v", st, h)
+	}
+	// The state still holds every write.
+	var w struct{ Next int }
+	json.Unmarshal(env.State(t), &w)
+	if w.Next != 6 {
+		t.Fatalf("next %d", w.Next)
+	}
+	sb, err := env.Server.Manager.Get(t.Context(), "test", env.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := env.Server.Manager.Input(t.Context(), sb, notesTwin(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := in.Twin.Check("notes.tool-never-called")
+	if _, err := c.Evaluate(in, map[string]string{"tool": "get_note"}); err == nil || !strings.Contains(err.Error(), "2 calls are not on it") {
+		t.Fatalf("tape check on a capped tape: %v", err)
+	}
+}

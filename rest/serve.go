@@ -69,7 +69,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) error {
 
 func openStore(ctx context.Context, cfg Config) (session.Store, string, error) {
 	if cfg.RedisURL == "" {
-		return session.NewMemoryStore(nil, 0), "memory", nil
+		s := session.NewMemoryStore(nil, 0)
+		s.SetMaxTapeRows(cfg.MaxTapeRows)
+		return s, "memory", nil
 	}
 	client, err := session.OpenRedis(cfg.RedisURL)
 	if err != nil {
@@ -80,7 +82,9 @@ func openStore(ctx context.Context, cfg Config) (session.Store, string, error) {
 	if err := client.Ping(pctx).Err(); err != nil {
 		return nil, "", fmt.Errorf("cannot reach Redis at %s: %w", redactURL(cfg.RedisURL), err)
 	}
-	return session.NewRedisStore(client, nil), "redis", nil
+	s := session.NewRedisStore(client, nil)
+	s.SetMaxTapeRows(cfg.MaxTapeRows)
+	return s, "redis", nil
 }
 
 // redactURL hides a password in a Redis URL before it is printed.

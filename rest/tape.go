@@ -43,6 +43,17 @@ func (s *Server) serveTape(w http.ResponseWriter, r *http.Request, sb *session.S
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"message": "tape unavailable"})
 		return
 	}
+	stored, total, err := s.Manager.Store.TapeLen(r.Context(), sb, twin)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"message": "tape unavailable"})
+		return
+	}
+	dropped := max(total-stored, 0)
+	if dropped > 0 {
+		// The explicit truncation marker: every format says how many
+		// calls the capped tape does not hold.
+		w.Header().Set("Pome-Tape-Dropped", strconv.FormatInt(dropped, 10))
+	}
 	if q.Get("format") == "jsonl" {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		w.WriteHeader(http.StatusOK)
@@ -52,7 +63,12 @@ func (s *Server) serveTape(w http.ResponseWriter, r *http.Request, sb *session.S
 		}
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"session_id": sb.ID, "twin": twin, "rows": rows, "count": len(rows)})
+	body := map[string]any{"session_id": sb.ID, "twin": twin, "rows": rows, "count": len(rows)}
+	if dropped > 0 {
+		body["truncated"] = true
+		body["dropped"] = dropped
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 func (s *Server) followTape(w http.ResponseWriter, r *http.Request, sb *session.Sandbox, twin string, after int64) {

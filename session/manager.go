@@ -484,5 +484,9 @@ func (m *Manager) Input(ctx context.Context, sb *Sandbox, tw *twins.Twin) (*twin
 	if err != nil {
 		return nil, err
 	}
-	return &twins.Input{Twin: tw, Seed: seed, Final: final, Tape: rows}, nil
+	stored, total, err := m.Store.TapeLen(ctx, sb, tw.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &twins.Input{Twin: tw, Seed: seed, Final: final, Tape: rows, TapeDropped: max(total-stored, 0)}, nil
 }

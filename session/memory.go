@@ -30,6 +30,17 @@ type MemoryStore struct {
 
 	stop chan struct{}
 	once sync.Once
+
+	maxTapeRows int64
+}
+
+// SetMaxTapeRows caps each twin's tape (n <= 0: DefaultMaxTapeRows). Rows
+// past the cap are counted but not kept. Call it before serving.
+func (s *MemoryStore) SetMaxTapeRows(n int64) {
+	if n <= 0 {
+		n = DefaultMaxTapeRows
+	}
+	s.maxTapeRows = n
 }
 
 type memSandbox struct {
@@ -44,6 +55,8 @@ type memTwin struct {
 	seed  []byte
 
 	tapeMu sync.Mutex
+	// total counts every call appended, including those past the cap.
+	total int64
 	// rows holds each tape row as its JSON encoding: one pointer-free
 	// allocation per row keeps garbage collection cheap however long tapes
 	// grow. Seq N is at index N-1.
@@ -101,7 +114,7 @@ func NewMemoryStore(now func() time.Time, sweep time.Duration) *MemoryStore {
 	if sweep <= 0 {
 		sweep = time.Minute
 	}
-	s := &MemoryStore{now: now, teams: map[string]*memTeam{}, stop: make(chan struct{})}
+	s := &MemoryStore{now: now, teams: map[string]*memTeam{}, stop: make(chan struct{}), maxTapeRows: DefaultMaxTapeRows}
 	go s.sweepLoop(sweep)
 	return s
 }
@@ -348,7 +361,11 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 	rest := enc[len(seqZero):]
 	mt.tapeMu.Lock()
 	defer mt.tapeMu.Unlock()
-	row.Seq = int64(len(mt.rows)) + 1
+	mt.total++
+	row.Seq = mt.total
+	if mt.total > s.maxTapeRows {
+		return row.Seq, nil
+	}
 	seq := strconv.AppendInt([]byte(`{"seq":`), row.Seq, 10)
 	buf := make([]byte, 0, len(seq)+1+len(rest))
 	buf = append(append(append(buf, seq...), ','), rest...)
@@ -383,6 +400,16 @@ func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after 
 		}
 	}
 	return out, nil
+}
+
+func (s *MemoryStore) TapeLen(ctx context.Context, sb *Sandbox, twin string) (int64, int64, error) {
+	mt, err := s.twin(sb, twin)
+	if err != nil {
+		return 0, 0, err
+	}
+	mt.tapeMu.Lock()
+	defer mt.tapeMu.Unlock()
+	return int64(len(mt.rows)), mt.total, nil
 }
 
 func (s *MemoryStore) Usage(ctx context.Context, team string) (Usage, error) {

@@ -23,9 +23,10 @@ import (
 // only in one process. Every key of a sandbox expires with it (see
 // rediskeys.go for the layout).
 type RedisStore struct {
-	rdb   redis.UniversalClient
-	now   func() time.Time
-	locks keyedLocks
+	rdb         redis.UniversalClient
+	now         func() time.Time
+	locks       keyedLocks
+	maxTapeRows int64
 }
 
 const (
@@ -49,7 +50,7 @@ func NewRedisStore(client redis.UniversalClient, now func() time.Time) *RedisSto
 	if now == nil {
 		now = time.Now
 	}
-	return &RedisStore{rdb: client, now: now, locks: keyedLocks{m: map[string]*keyedLock{}}}
+	return &RedisStore{rdb: client, now: now, locks: keyedLocks{m: map[string]*keyedLock{}}, maxTapeRows: DefaultMaxTapeRows}
 }
 
 // OpenRedis connects to the Redis server named by a redis:// or rediss://
@@ -166,13 +167,17 @@ return 1
 // appendScript hands out the next seq and stores the row with it in one
 // step, so seqs are gap-free and ordered across replicas. The row arrives
 // without its leading seq field, which is spliced in here.
-// KEYS: meta, state, tapeseq, tape. ARGV: row JSON after `{"seq":0,`.
+// Past the cap (ARGV[2]) the seq still counts the call but the row is not
+// kept.
+// KEYS: meta, state, tapeseq, tape. ARGV: row JSON after `{"seq":0,`, cap.
 var appendScript = redis.NewScript(luaExpiry + `
 local at = expiry(KEYS[1])
 if at == -2 or redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 if at < 0 then return redis.error_reply('sandbox meta without expiry') end
 local seq = redis.call('INCR', KEYS[3])
-redis.call('RPUSH', KEYS[4], '{"seq":' .. seq .. ',' .. ARGV[1])
+if seq <= tonumber(ARGV[2]) then
+  redis.call('RPUSH', KEYS[4], '{"seq":' .. seq .. ',' .. ARGV[1])
+end
 redis.call('PEXPIREAT', KEYS[3], at)
 redis.call('PEXPIREAT', KEYS[4], at)
 return seq
@@ -529,7 +534,7 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 		return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data)
 	}
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin)}
-	seq, err := appendScript.Run(ctx, s.rdb, keys, data[len(seqPrefix):]).Int64()
+	seq, err := appendScript.Run(ctx, s.rdb, keys, data[len(seqPrefix):], s.maxTapeRows).Int64()
 	if err != nil {
 		return 0, fmt.Errorf("redis append: %w", err)
 	}
@@ -538,6 +543,34 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	}
 	row.Seq = seq
 	return seq, nil
+}
+
+// SetMaxTapeRows caps each twin's tape (n <= 0: DefaultMaxTapeRows). Rows
+// past the cap are counted but not kept. Call it before serving.
+func (s *RedisStore) SetMaxTapeRows(n int64) {
+	if n <= 0 {
+		n = DefaultMaxTapeRows
+	}
+	s.maxTapeRows = n
+}
+
+// TapeLen reads the kept length and the call count in one round trip.
+func (s *RedisStore) TapeLen(ctx context.Context, sb *Sandbox, twin string) (int64, int64, error) {
+	pipe := s.rdb.Pipeline()
+	exists := pipe.Exists(ctx, stateKey(sb.ID, twin))
+	n := pipe.LLen(ctx, tapeKey(sb.ID, twin))
+	total := pipe.Get(ctx, tapeSeqKey(sb.ID, twin))
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return 0, 0, err
+	}
+	if exists.Val() == 0 {
+		return 0, 0, ErrNotFound
+	}
+	t, err := total.Int64()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return 0, 0, err
+	}
+	return n.Val(), t, nil
 }
 
 // Tape reads rows by list index: seq N is at index N-1.

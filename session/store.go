@@ -102,6 +102,10 @@ var (
 	ErrExists   = errors.New("already exists")
 )
 
+// DefaultMaxTapeRows caps each twin's tape in a sandbox, so that a runaway
+// agent cannot grow a sandbox without bound.
+const DefaultMaxTapeRows = 100_000
+
 // UpdateFunc runs on a twin's world and reports whether it changed it.
 type UpdateFunc func(world any) (mutated bool, err error)
 
@@ -141,6 +145,10 @@ type Store interface {
 	// Tape returns the rows with seq > after, oldest first, at most limit
 	// (limit <= 0: all).
 	Tape(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([]tape.Row, error)
+	// TapeLen reports how many rows the twin's tape keeps and how many
+	// calls it has counted; they differ once the tape reached the store's
+	// cap (rows past it are counted, never stored).
+	TapeLen(ctx context.Context, sb *Sandbox, twin string) (stored, total int64, err error)
 
 	// Usage reports the team's counters; open counts ready sandboxes.
 	Usage(ctx context.Context, team string) (Usage, error)

@@ -56,6 +56,9 @@ type Input struct {
 	Seed  any
 	Final any
 	Tape  []tape.Row
+	// TapeDropped counts calls past the tape's cap, which Tape lacks; a
+	// tape check cannot be trusted then and reports an error instead.
+	TapeDropped int64
 }
 
 // Check is a typed, closed-set assertion over a twin.
@@ -167,6 +170,9 @@ func (c *Check) CheckArgs(args map[string]string) error {
 func (c *Check) Evaluate(in *Input, args map[string]string) (Result, error) {
 	if err := c.CheckArgs(args); err != nil {
 		return Result{}, err
+	}
+	if c.Substrate == SubstrateTape && in.TapeDropped > 0 {
+		return Result{}, fmt.Errorf("the %s tape reached its cap: %d calls are not on it, so %s cannot be decided", in.Twin.Name, in.TapeDropped, c.ID)
 	}
 	r, err := c.Eval(in, args)
 	if r.Evidence.TapeSeqs == nil {

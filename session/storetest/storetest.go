@@ -178,6 +178,7 @@ func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) session
 		{"ConcurrentUpdates", testConcurrentUpdates},
 		{"ConcurrentAppends", testConcurrentAppends},
 		{"TapePaging", testTapePaging},
+		{"TapeCap", testTapeCap},
 		{"TapeRows", testTapeRows},
 		{"Usage", testUsage},
 		{"SeedAndState", testSeedAndState},
@@ -912,6 +913,40 @@ func testConcurrentAppends(t *testing.T, f *fixture) {
 		if len(paths) != want {
 			t.Errorf("%s tape holds %d distinct rows, want %d", twin, len(paths), want)
 		}
+	}
+}
+
+// testTapeCap: past the cap every call still gets its seq, but only the
+// first rows are kept, and TapeLen says how many were dropped.
+func testTapeCap(t *testing.T, f *fixture) {
+	capper, ok := f.s.(interface{ SetMaxTapeRows(int64) })
+	if !ok {
+		t.Fatalf("%T cannot cap its tapes", f.s)
+	}
+	capper.SetMaxTapeRows(5)
+	sb := f.create(t, NewTeam(), longTTL, "alpha", "beta")
+	if stored, total, err := f.s.TapeLen(f.ctx, sb, "alpha"); err != nil || stored != 0 || total != 0 {
+		t.Fatalf("empty tape: %d %d %v", stored, total, err)
+	}
+	for i := range 8 {
+		seq, err := f.s.Append(f.ctx, sb, NewRow(sb, "alpha", fmt.Sprintf("/%d", i+1)))
+		if err != nil || seq != int64(i+1) {
+			t.Fatalf("append %d: seq %d, %v", i+1, seq, err)
+		}
+	}
+	rows, err := f.s.Tape(f.ctx, sb, "alpha", 0, 0)
+	if err != nil || len(rows) != 5 || rows[4].Seq != 5 {
+		t.Fatalf("capped tape: %d rows, %v", len(rows), err)
+	}
+	if stored, total, err := f.s.TapeLen(f.ctx, sb, "alpha"); err != nil || stored != 5 || total != 8 {
+		t.Fatalf("TapeLen: stored %d total %d, %v", stored, total, err)
+	}
+	// Another twin's tape has its own cap and count.
+	if stored, total, err := f.s.TapeLen(f.ctx, sb, "beta"); err != nil || stored != 0 || total != 0 {
+		t.Fatalf("beta: %d %d %v", stored, total, err)
+	}
+	if _, _, err := f.s.TapeLen(f.ctx, sb, "gamma"); !errors.Is(err, session.ErrNotFound) {
+		t.Fatalf("unknown twin: %v", err)
 	}
 }
 

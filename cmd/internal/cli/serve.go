@@ -67,6 +67,8 @@ func (a *App) newServeCmd() *cobra.Command {
 	f.Bool("pprof", false, "serve net/http/pprof at /debug/pprof/ (env POME_PPROF)")
 	f.String("runs-dir", "runs", "run directories the dashboard at /ui/ shows (env POME_RUNS_DIR)")
 	bindKey(f, "runs-dir", keyRunsDir)
+	f.Int64("max-tape-rows", 100_000, "rows kept per twin tape of a sandbox; later calls are counted, not kept (env POME_MAX_TAPE_ROWS)")
+	bindKey(f, "max-tape-rows", keyMaxTapeRows)
 	for flag, key := range map[string]string{
 		"addr": keyAddr, "public-url": keyPublicURL, "redis-url": keyRedisURL,
 		"ttl": keyTTL, "retention": keyRetention, "max-twins": keyMaxTwins,
@@ -79,6 +81,9 @@ func (a *App) newServeCmd() *cobra.Command {
 
 // keyRunsDir is the config key of --runs-dir.
 const keyRunsDir = "runs_dir"
+
+// keyMaxTapeRows is the config key of --max-tape-rows.
+const keyMaxTapeRows = "max_tape_rows"
 
 // ServeConfig maps the resolved configuration of `pome serve` to
 // rest.Config. v supplies flags, env and scalar config-file keys; fileRaw is
@@ -119,6 +124,14 @@ func ServeConfig(v *viper.Viper, fileRaw map[string]any) (rest.Config, error) {
 	v.BindEnv(keyRunsDir, "POME_RUNS_DIR")
 	if cfg.RunsDir = strings.TrimSpace(v.GetString(keyRunsDir)); cfg.RunsDir == "" {
 		cfg.RunsDir = "runs"
+	}
+	v.BindEnv(keyMaxTapeRows, "POME_MAX_TAPE_ROWS")
+	if v.IsSet(keyMaxTapeRows) {
+		n, err := positiveInt(v, keyMaxTapeRows)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.MaxTapeRows = int64(n)
 	}
 
 	if env := strings.TrimSpace(v.GetString(keyAPIKeys)); env != "" {
