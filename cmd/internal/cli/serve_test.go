@@ -197,7 +197,7 @@ func TestShippedConfigs(t *testing.T) {
 	}
 	cfg.Logger = nil
 	want := rest.Config{Addr: "127.0.0.1:7070", PublicURL: "http://127.0.0.1:7070", TTL: 30 * time.Minute,
-		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs"}
+		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs", MaxTapeRows: 100_000}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("configs/pome.yaml\n got %+v\nwant %+v", cfg, want)
 	}
