@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -342,6 +343,39 @@ func order(o string) (bool, error) {
 	return false, invalid("Search", "order", "invalid", "order must be asc or desc, got %q", o)
 }
 
+// checkSearch makes the checks every search endpoint but the issue search
+// makes, in GitHub's order: the query, the order, then sort against the
+// endpoint's sort keys. It reports whether the order is ascending.
+func checkSearch(in SearchIn, sorts ...string) (bool, error) {
+	if err := checkQuery(in.Query); err != nil {
+		return false, err
+	}
+	asc, err := order(in.Order)
+	if err != nil {
+		return false, err
+	}
+	if in.Sort != "" && !slices.Contains(sorts, in.Sort) {
+		keys := sorts[len(sorts)-1]
+		if len(sorts) > 1 {
+			keys = strings.Join(sorts[:len(sorts)-1], ", ") + " or " + keys
+		}
+		return false, invalid("Search", "sort", "invalid", "sort must be %s, got %q", keys, in.Sort)
+	}
+	return asc, nil
+}
+
+// inFields returns the fields the query's in: qualifier names (the last
+// one wins), or the endpoint's defaults.
+func inFields(terms []term, defaults ...string) []string {
+	fields := defaults
+	for _, t := range terms {
+		if t.key == "in" && !t.neg {
+			fields = strings.Split(strings.ToLower(t.value), ",")
+		}
+	}
+	return fields
+}
+
 // ---- issues and pull requests ----
 
 // issueHit is an issue with its repository, while matching.
@@ -421,12 +455,7 @@ func runIssueSearch(ctx context.Context, w *World, in SearchIssuesIn) (*SearchRe
 	if err != nil {
 		return nil, err
 	}
-	fields := []string{"title", "body", "comments"}
-	for _, t := range terms {
-		if t.key == "in" && !t.neg {
-			fields = strings.Split(strings.ToLower(t.value), ",")
-		}
-	}
+	fields := inFields(terms, "title", "body", "comments")
 	var hits []issueHit
 	for _, r := range repos {
 		for _, is := range r.Issues {
@@ -635,29 +664,18 @@ var searchRepositories = twins.New(twins.Spec{
 		{Method: "GET", Path: "/search/repositories", Rename: searchRename, Headers: linkHeaders},
 	},
 }, func(ctx context.Context, w *World, in SearchIn) (*SearchResult[APISearchRepository], error) {
-	if err := checkQuery(in.Query); err != nil {
-		return nil, err
-	}
-	asc, err := order(in.Order)
+	asc, err := checkSearch(in, "stars", "forks", "help-wanted-issues", "updated")
 	if err != nil {
 		return nil, err
-	}
-	switch in.Sort {
-	case "", "stars", "forks", "help-wanted-issues", "updated":
-	default:
-		return nil, invalid("Search", "sort", "invalid", "sort must be stars, forks, help-wanted-issues or updated, got %q", in.Sort)
 	}
 	terms := parseQuery(in.Query)
 	repos, err := scope(w, terms)
 	if err != nil {
 		return nil, err
 	}
-	fields := []string{"name", "description", "topics"}
+	fields := inFields(terms, "name", "description", "topics")
 	forks := "false"
 	for _, t := range terms {
-		if t.key == "in" && !t.neg {
-			fields = strings.Split(strings.ToLower(t.value), ",")
-		}
 		if t.key == "fork" {
 			forks = strings.ToLower(t.value)
 		}
@@ -770,26 +788,15 @@ var searchCode = twins.New(twins.Spec{
 		{Method: "GET", Path: "/search/code", Rename: searchRename, Headers: linkHeaders},
 	},
 }, func(ctx context.Context, w *World, in SearchIn) (*SearchResult[APISearchCode], error) {
-	if err := checkQuery(in.Query); err != nil {
+	if _, err := checkSearch(in, "indexed"); err != nil {
 		return nil, err
-	}
-	if _, err := order(in.Order); err != nil {
-		return nil, err
-	}
-	if in.Sort != "" && in.Sort != "indexed" {
-		return nil, invalid("Search", "sort", "invalid", "sort must be indexed, got %q", in.Sort)
 	}
 	terms := parseQuery(in.Query)
 	repos, err := scope(w, terms)
 	if err != nil {
 		return nil, err
 	}
-	fields := []string{"file", "path"}
-	for _, t := range terms {
-		if t.key == "in" && !t.neg {
-			fields = strings.Split(strings.ToLower(t.value), ",")
-		}
-	}
+	fields := inFields(terms, "file", "path")
 	v := newView(ctx, w)
 	var items []APISearchCode
 	for _, r := range repos {
@@ -878,25 +885,12 @@ var searchUsers = twins.New(twins.Spec{
 		{Method: "GET", Path: "/search/users", Rename: searchRename, Headers: linkHeaders},
 	},
 }, func(ctx context.Context, w *World, in SearchIn) (*SearchResult[APISearchUser], error) {
-	if err := checkQuery(in.Query); err != nil {
-		return nil, err
-	}
-	asc, err := order(in.Order)
+	asc, err := checkSearch(in, "followers", "repositories", "joined")
 	if err != nil {
 		return nil, err
 	}
-	switch in.Sort {
-	case "", "followers", "repositories", "joined":
-	default:
-		return nil, invalid("Search", "sort", "invalid", "sort must be followers, repositories or joined, got %q", in.Sort)
-	}
 	terms := parseQuery(in.Query)
-	fields := []string{"login", "name", "email"}
-	for _, t := range terms {
-		if t.key == "in" && !t.neg {
-			fields = strings.Split(strings.ToLower(t.value), ",")
-		}
-	}
+	fields := inFields(terms, "login", "name", "email")
 	type account struct {
 		login, name, email, location, kind string
 		id                                 int64
@@ -973,17 +967,9 @@ var searchCommits = twins.New(twins.Spec{
 		{Method: "GET", Path: "/search/commits", Rename: searchRename, Headers: linkHeaders},
 	},
 }, func(ctx context.Context, w *World, in SearchIn) (*SearchResult[APISearchCommit], error) {
-	if err := checkQuery(in.Query); err != nil {
-		return nil, err
-	}
-	asc, err := order(in.Order)
+	asc, err := checkSearch(in, "author-date", "committer-date")
 	if err != nil {
 		return nil, err
-	}
-	switch in.Sort {
-	case "", "author-date", "committer-date":
-	default:
-		return nil, invalid("Search", "sort", "invalid", "sort must be author-date or committer-date, got %q", in.Sort)
 	}
 	terms := parseQuery(in.Query)
 	repos, err := scope(w, terms)
