@@ -176,12 +176,9 @@ var listMilestones = twins.New(twins.Spec{
 	if err != nil {
 		return nil, err
 	}
-	state := in.State
-	if state == "" {
-		state = "open"
-	}
-	if state != "open" && state != "closed" && state != "all" {
-		return nil, invalid("Milestone", "state", "invalid", "state must be open, closed or all, got %q", in.State)
+	state, err := listState("Milestone", in.State)
+	if err != nil {
+		return nil, err
 	}
 	ms := []*Milestone{}
 	for _, m := range r.Milestones {

@@ -90,3 +90,16 @@ func (l *List[T]) withCursor() *List[T] {
 	}
 	return l
 }
+
+// listState applies the state filter of the pull request and milestone
+// lists: open when not given, else open, closed or all. resource names the
+// 422's resource.
+func listState(resource, state string) (string, error) {
+	switch state {
+	case "":
+		return "open", nil
+	case "open", "closed", "all":
+		return state, nil
+	}
+	return "", invalid(resource, "state", "invalid", "state must be open, closed or all, got %q", state)
+}

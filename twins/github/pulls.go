@@ -194,6 +194,20 @@ func (r *Repo) pullOf(number int) (*Issue, error) {
 	return is, nil
 }
 
+// pullOf finds a repository and one of its pull requests, the lookup most
+// pull request actions start with.
+func (w *World) pullOf(owner, repo string, number int) (*Repo, *Issue, error) {
+	r, err := w.repo(owner, repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	is, err := r.pullOf(number)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, is, nil
+}
+
 // ListPullsIn is list_pull_requests' input.
 type ListPullsIn struct {
 	RepoRef
@@ -215,12 +229,9 @@ var listPullRequests = twins.New(twins.Spec{
 	if err != nil {
 		return nil, err
 	}
-	state := in.State
-	if state == "" {
-		state = "open"
-	}
-	if state != "open" && state != "closed" && state != "all" {
-		return nil, invalid("PullRequest", "state", "invalid", "state must be open, closed or all, got %q", in.State)
+	state, err := listState("PullRequest", in.State)
+	if err != nil {
+		return nil, err
 	}
 	dir := in.Direction
 	if dir == "" {
@@ -279,11 +290,7 @@ var pullRequestRead = twins.New(twins.Spec{
 		{Method: "GET", Path: pullPath + "/comments", Rename: pullRename, Fixed: map[string]any{"method": "get_review_comments"}, Shape: restShape, Headers: linkHeaders},
 	},
 }, func(ctx context.Context, w *World, in PullReadIn) (any, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return nil, err
-	}
-	is, err := r.pullOf(in.PullNumber)
+	r, is, err := w.pullOf(in.Owner, in.Repo, in.PullNumber)
 	if err != nil {
 		return nil, err
 	}
@@ -451,11 +458,7 @@ var updatePullRequest = twins.New(twins.Spec{
 	Effect:      twins.Write,
 	Bindings:    []twins.Binding{{Method: "PATCH", Path: pullPath, Rename: pullRename}},
 }, func(ctx context.Context, w *World, in UpdatePullIn) (APIPullRequest, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return APIPullRequest{}, err
-	}
-	is, err := r.pullOf(in.PullNumber)
+	r, is, err := w.pullOf(in.Owner, in.Repo, in.PullNumber)
 	if err != nil {
 		return APIPullRequest{}, err
 	}
@@ -524,11 +527,7 @@ var mergePullRequest = twins.New(twins.Spec{
 	Effect:      twins.Write,
 	Bindings:    []twins.Binding{{Method: "PUT", Path: pullPath + "/merge", Rename: pullRename}},
 }, func(ctx context.Context, w *World, in MergePullIn) (MergeResult, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return MergeResult{}, err
-	}
-	is, err := r.pullOf(in.PullNumber)
+	r, is, err := w.pullOf(in.Owner, in.Repo, in.PullNumber)
 	if err != nil {
 		return MergeResult{}, err
 	}
@@ -646,11 +645,7 @@ var pullRequestReviewWrite = twins.New(twins.Spec{
 		{Method: "POST", Path: pullPath + "/reviews", Rename: map[string]string{"pull_number": "pullNumber", "commit_id": "commitID"}, Fixed: map[string]any{"method": "create"}},
 	},
 }, func(ctx context.Context, w *World, in ReviewWriteIn) (APIReview, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return APIReview{}, err
-	}
-	is, err := r.pullOf(in.PullNumber)
+	r, is, err := w.pullOf(in.Owner, in.Repo, in.PullNumber)
 	if err != nil {
 		return APIReview{}, err
 	}
@@ -783,11 +778,7 @@ var addPullRequestReviewComment = twins.New(twins.Spec{
 	Effect:      twins.Write,
 	Bindings:    []twins.Binding{{Method: "POST", Path: pullPath + "/comments", Rename: pullRename, Status: 201}},
 }, func(ctx context.Context, w *World, in ReviewCommentIn) (APIReviewComment, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return APIReviewComment{}, err
-	}
-	is, err := r.pullOf(in.PullNumber)
+	r, is, err := w.pullOf(in.Owner, in.Repo, in.PullNumber)
 	if err != nil {
 		return APIReviewComment{}, err
 	}
@@ -842,11 +833,7 @@ var requestReviewers = twins.New(twins.Spec{
 	Effect:      twins.Write,
 	Bindings:    []twins.Binding{{Method: "POST", Path: pullPath + "/requested_reviewers", Rename: pullRename, Status: 201}},
 }, func(ctx context.Context, w *World, in ReviewersIn) (APIPullRequest, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return APIPullRequest{}, err
-	}
-	is, err := r.pullOf(in.PullNumber)
+	r, is, err := w.pullOf(in.Owner, in.Repo, in.PullNumber)
 	if err != nil {
 		return APIPullRequest{}, err
 	}
@@ -875,11 +862,7 @@ var removeRequestedReviewers = twins.New(twins.Spec{
 	Effect:      twins.Write,
 	Bindings:    []twins.Binding{{Method: "DELETE", Path: pullPath + "/requested_reviewers", Rename: pullRename}},
 }, func(ctx context.Context, w *World, in ReviewersIn) (APIPullRequest, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return APIPullRequest{}, err
-	}
-	is, err := r.pullOf(in.PullNumber)
+	r, is, err := w.pullOf(in.Owner, in.Repo, in.PullNumber)
 	if err != nil {
 		return APIPullRequest{}, err
 	}
@@ -914,11 +897,7 @@ var listRequestedReviewers = twins.New(twins.Spec{
 	Effect:      twins.Read,
 	Bindings:    []twins.Binding{{Method: "GET", Path: pullPath + "/requested_reviewers", Rename: pullRename}},
 }, func(ctx context.Context, w *World, in PullRefIn) (RequestedReviewers, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return RequestedReviewers{}, err
-	}
-	is, err := r.pullOf(in.PullNumber)
+	_, is, err := w.pullOf(in.Owner, in.Repo, in.PullNumber)
 	if err != nil {
 		return RequestedReviewers{}, err
 	}
