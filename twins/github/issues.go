@@ -35,11 +35,7 @@ var issueRead = twins.New(twins.Spec{
 		{Method: "GET", Path: issuePath + "/parent", Fixed: map[string]any{"method": "get_parent"}},
 	},
 }, func(ctx context.Context, w *World, in IssueReadIn) (any, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return nil, err
-	}
-	is, err := r.issue(in.IssueNumber)
+	r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return nil, err
 	}
@@ -536,11 +532,7 @@ var addIssueComment = twins.New(twins.Spec{
 		{Method: "POST", Path: issuePath + "/comments", Status: 201},
 	},
 }, func(ctx context.Context, w *World, in AddIssueCommentIn) (APIIssueComment, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return APIIssueComment{}, err
-	}
-	is, err := r.issue(in.IssueNumber)
+	r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return APIIssueComment{}, err
 	}
@@ -573,11 +565,7 @@ var addIssueAssignees = twins.New(twins.Spec{
 		{Method: "POST", Path: issuePath + "/assignees", Status: 201},
 	},
 }, func(ctx context.Context, w *World, in AssigneesIn) (APIIssue, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return APIIssue{}, err
-	}
-	is, err := r.issue(in.IssueNumber)
+	r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return APIIssue{}, err
 	}
@@ -607,11 +595,7 @@ var removeIssueAssignees = twins.New(twins.Spec{
 		{Method: "DELETE", Path: issuePath + "/assignees"},
 	},
 }, func(ctx context.Context, w *World, in AssigneesIn) (APIIssue, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return APIIssue{}, err
-	}
-	is, err := r.issue(in.IssueNumber)
+	r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return APIIssue{}, err
 	}

@@ -23,6 +23,20 @@ func (r *Repo) findComment(id int64) (*Issue, int) {
 	return nil, -1
 }
 
+// commentOf finds a repository and the issue holding one of its comments,
+// with the comment's index, or GitHub's 404.
+func (w *World) commentOf(owner, repo string, id int64) (*Repo, *Issue, int, error) {
+	r, err := w.repo(owner, repo)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	is, i := r.findComment(id)
+	if is == nil {
+		return nil, nil, 0, notFound("comment %d not found in %s", id, r.FullName())
+	}
+	return r, is, i, nil
+}
+
 // IssueCommentIn addresses one issue comment.
 type IssueCommentIn struct {
 	RepoRef
@@ -38,13 +52,9 @@ var getIssueComment = twins.New(twins.Spec{
 	Effect:      twins.Read,
 	Bindings:    []twins.Binding{{Method: "GET", Path: commentPath}},
 }, func(ctx context.Context, w *World, in IssueCommentIn) (APIIssueComment, error) {
-	r, err := w.repo(in.Owner, in.Repo)
+	r, is, i, err := w.commentOf(in.Owner, in.Repo, in.CommentID)
 	if err != nil {
 		return APIIssueComment{}, err
-	}
-	is, i := r.findComment(in.CommentID)
-	if is == nil {
-		return APIIssueComment{}, notFound("comment %d not found in %s", in.CommentID, r.FullName())
 	}
 	return newView(ctx, w).comment(r, is, is.Comments[i]), nil
 })
@@ -55,13 +65,9 @@ var updateIssueComment = twins.New(twins.Spec{
 	Effect:      twins.Write,
 	Bindings:    []twins.Binding{{Method: "PATCH", Path: commentPath}},
 }, func(ctx context.Context, w *World, in IssueCommentIn) (APIIssueComment, error) {
-	r, err := w.repo(in.Owner, in.Repo)
+	r, is, i, err := w.commentOf(in.Owner, in.Repo, in.CommentID)
 	if err != nil {
 		return APIIssueComment{}, err
-	}
-	is, i := r.findComment(in.CommentID)
-	if is == nil {
-		return APIIssueComment{}, notFound("comment %d not found in %s", in.CommentID, r.FullName())
 	}
 	if strings.TrimSpace(in.Body) == "" {
 		return APIIssueComment{}, invalid("IssueComment", "body", "missing_field", "body is required")
@@ -81,13 +87,9 @@ var deleteIssueComment = twins.New(twins.Spec{
 	Effect:      twins.Destructive,
 	Bindings:    []twins.Binding{{Method: "DELETE", Path: commentPath, Status: 204, Shape: noBody}},
 }, func(ctx context.Context, w *World, in IssueCommentIn) (*struct{}, error) {
-	r, err := w.repo(in.Owner, in.Repo)
+	_, is, i, err := w.commentOf(in.Owner, in.Repo, in.CommentID)
 	if err != nil {
 		return nil, err
-	}
-	is, i := r.findComment(in.CommentID)
-	if is == nil {
-		return nil, notFound("comment %d not found in %s", in.CommentID, r.FullName())
 	}
 	is.Comments = append(is.Comments[:i], is.Comments[i+1:]...)
 	return &struct{}{}, nil
@@ -122,11 +124,7 @@ var unlockIssue = twins.New(twins.Spec{
 })
 
 func setLock(ctx context.Context, w *World, in LockIn, lock bool) (*struct{}, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return nil, err
-	}
-	is, err := r.issue(in.IssueNumber)
+	_, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return nil, err
 	}
@@ -379,11 +377,7 @@ var listIssueTimeline = twins.New(twins.Spec{
 })
 
 func issueHistory(ctx context.Context, w *World, in IssueHistoryIn, timeline bool) (*List[APIIssueEvent], error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return nil, err
-	}
-	is, err := r.issue(in.IssueNumber)
+	r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return nil, err
 	}

@@ -59,11 +59,7 @@ type labelsResult = List[APILabel]
 
 func issueLabelsWrite(replace bool) twins.Handler[World, IssueLabelsIn, *labelsResult] {
 	return func(ctx context.Context, w *World, in IssueLabelsIn) (*labelsResult, error) {
-		r, err := w.repo(in.Owner, in.Repo)
-		if err != nil {
-			return nil, err
-		}
-		is, err := r.issue(in.IssueNumber)
+		r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 		if err != nil {
 			return nil, err
 		}
@@ -128,11 +124,7 @@ var removeIssueLabel = twins.New(twins.Spec{
 		{Method: "DELETE", Path: issuePath + "/labels", Status: 204, Shape: noBody},
 	},
 }, func(ctx context.Context, w *World, in RemoveIssueLabelIn) (*labelsResult, error) {
-	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil {
-		return nil, err
-	}
-	is, err := r.issue(in.IssueNumber)
+	r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return nil, err
 	}

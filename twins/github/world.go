@@ -326,6 +326,20 @@ func (r *Repo) issue(number int) (*Issue, error) {
 	return is, nil
 }
 
+// issueOf finds a repository and one of its issues or pull requests, the
+// lookup most issue actions start with.
+func (w *World) issueOf(owner, repo string, number int) (*Repo, *Issue, error) {
+	r, err := w.repo(owner, repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	is, err := r.issue(number)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, is, nil
+}
+
 func (r *Repo) label(name string) *Label {
 	for _, l := range r.Labels {
 		if strings.EqualFold(l.Name, name) {
