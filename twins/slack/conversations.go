@@ -265,7 +265,13 @@ func listChannels(ctx context.Context, w *World, in ListChannelsIn) (ListChannel
 			list = append(list, ch)
 		}
 	}
-	page, next, err := paginate(list, func(c *Channel) string { return c.ID }, "team", in.Cursor, pageLimit(in.Limit, 100, 1000))
+	return w.channelPage(list, in.Cursor, pageLimit(in.Limit, 100, 1000))
+}
+
+// channelPage pages channels by id and renders the page as a
+// conversations.list answer, which the user and search lists share.
+func (w *World) channelPage(list []*Channel, cursor string, limit int) (ListChannelsOut, error) {
+	page, next, err := paginate(list, func(c *Channel) string { return c.ID }, "team", cursor, limit)
 	if err != nil {
 		return ListChannelsOut{}, err
 	}

@@ -406,15 +406,7 @@ func searchChannels(ctx context.Context, w *World, in SearchNamesIn) (ListChanne
 			list = append(list, ch)
 		}
 	}
-	page, next, err := paginate(list, func(c *Channel) string { return c.ID }, "team", in.Cursor, pageLimit(in.Limit, 20, 100))
-	if err != nil {
-		return ListChannelsOut{}, err
-	}
-	out := ListChannelsOut{OK: true, Channels: []Conversation{}, ResponseMetadata: ResponseMetadata{NextCursor: next}}
-	for _, ch := range page {
-		out.Channels = append(out.Channels, w.conversation(ch))
-	}
-	return out, nil
+	return w.channelPage(list, in.Cursor, pageLimit(in.Limit, 20, 100))
 }
 
 func searchUsers(ctx context.Context, w *World, in SearchNamesIn) (ListUsersOut, error) {

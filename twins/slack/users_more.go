@@ -205,15 +205,7 @@ func userConversations(ctx context.Context, w *World, in UserConversationsIn) (L
 			list = append(list, ch)
 		}
 	}
-	page, next, err := paginate(list, func(c *Channel) string { return c.ID }, "team", in.Cursor, pageLimit(in.Limit, 100, 1000))
-	if err != nil {
-		return ListChannelsOut{}, err
-	}
-	out := ListChannelsOut{OK: true, Channels: []Conversation{}, ResponseMetadata: ResponseMetadata{NextCursor: next}}
-	for _, ch := range page {
-		out.Channels = append(out.Channels, w.conversation(ch))
-	}
-	return out, nil
+	return w.channelPage(list, in.Cursor, pageLimit(in.Limit, 100, 1000))
 }
 
 // TeamIn is team.info's input.
