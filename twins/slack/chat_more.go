@@ -146,9 +146,9 @@ type PermalinkOut struct {
 }
 
 func getPermalink(ctx context.Context, w *World, in PermalinkIn) (PermalinkOut, error) {
-	ch := w.channelRef(in.ChannelID)
-	if ch == nil || !ch.visibleTo(w.AuthUser) {
-		return PermalinkOut{}, errChannelNotFound(in.ChannelID)
+	ch, err := w.visible(in.ChannelID)
+	if err != nil {
+		return PermalinkOut{}, err
 	}
 	m := ch.message(in.MessageTS)
 	if m == nil {
@@ -228,9 +228,9 @@ type DeleteScheduledIn struct {
 }
 
 func deleteScheduledMessage(ctx context.Context, w *World, in DeleteScheduledIn) (OKOut, error) {
-	ch := w.channelRef(in.ChannelID)
-	if ch == nil || !ch.visibleTo(w.AuthUser) {
-		return OKOut{}, errChannelNotFound(in.ChannelID)
+	ch, err := w.visible(in.ChannelID)
+	if err != nil {
+		return OKOut{}, err
 	}
 	for i, s := range w.Scheduled {
 		if s.ID == in.ScheduledMessageID && s.ChannelID == ch.ID {
@@ -269,9 +269,9 @@ type ListScheduledOut struct {
 func listScheduledMessages(ctx context.Context, w *World, in ListScheduledIn) (ListScheduledOut, error) {
 	only := ""
 	if in.ChannelID != "" {
-		ch := w.channelRef(in.ChannelID)
-		if ch == nil || !ch.visibleTo(w.AuthUser) {
-			return ListScheduledOut{}, errChannelNotFound(in.ChannelID)
+		ch, err := w.visible(in.ChannelID)
+		if err != nil {
+			return ListScheduledOut{}, err
 		}
 		only = ch.ID
 	}

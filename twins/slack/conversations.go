@@ -107,9 +107,9 @@ func (w *World) conversation(ch *Channel) Conversation {
 // readable resolves a channel argument for reading: it must be visible to
 // the token's user and, as for Slack bot tokens, joined.
 func (w *World) readable(ref string) (*Channel, error) {
-	ch := w.channelRef(ref)
-	if ch == nil || !ch.visibleTo(w.AuthUser) {
-		return nil, errChannelNotFound(ref)
+	ch, err := w.visible(ref)
+	if err != nil {
+		return nil, err
 	}
 	if !ch.isMember(w.AuthUser) {
 		return nil, errNotInChannel(ch)
