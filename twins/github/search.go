@@ -364,6 +364,17 @@ func checkSearch(in SearchIn, sorts ...string) (bool, error) {
 	return asc, nil
 }
 
+// matchAll reports whether a hit satisfies every term of a query: a term
+// must match, a negated one must not.
+func matchAll(terms []term, matches func(term) bool) bool {
+	for _, t := range terms {
+		if matches(t) == t.neg {
+			return false
+		}
+	}
+	return true
+}
+
 // inFields returns the fields the query's in: qualifier names (the last
 // one wins), or the endpoint's defaults.
 func inFields(terms []term, defaults ...string) []string {
@@ -459,14 +470,7 @@ func runIssueSearch(ctx context.Context, w *World, in SearchIssuesIn) (*SearchRe
 	var hits []issueHit
 	for _, r := range repos {
 		for _, is := range r.Issues {
-			ok := true
-			for _, t := range terms {
-				if m := issueTermMatches(w, r, is, t, fields); m == t.neg {
-					ok = false
-					break
-				}
-			}
-			if ok {
+			if matchAll(terms, func(t term) bool { return issueTermMatches(w, r, is, t, fields) }) {
 				hits = append(hits, issueHit{r, is})
 			}
 		}
@@ -687,14 +691,7 @@ var searchRepositories = twins.New(twins.Spec{
 		if r.Fork && forks == "false" || !r.Fork && forks == "only" {
 			continue
 		}
-		ok := true
-		for _, t := range terms {
-			if repoTermMatches(r, t, fields) == t.neg {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if matchAll(terms, func(t term) bool { return repoTermMatches(r, t, fields) }) {
 			hits = append(hits, r)
 		}
 	}
@@ -813,14 +810,7 @@ var searchCode = twins.New(twins.Spec{
 		for _, p := range paths {
 			sha := c.Tree[p]
 			content := string(r.Blobs[sha])
-			ok := true
-			for _, t := range terms {
-				if codeTermMatches(p, content, t, fields) == t.neg {
-					ok = false
-					break
-				}
-			}
-			if !ok {
+			if !matchAll(terms, func(t term) bool { return codeTermMatches(p, content, t, fields) }) {
 				continue
 			}
 			if repo == nil {
@@ -992,14 +982,7 @@ var searchCommits = twins.New(twins.Spec{
 			if !reach[c.SHA] {
 				continue
 			}
-			ok := true
-			for _, t := range terms {
-				if commitTermMatches(c, t) == t.neg {
-					ok = false
-					break
-				}
-			}
-			if ok {
+			if matchAll(terms, func(t term) bool { return commitTermMatches(c, t) }) {
 				hits = append(hits, hit{r, c, len(hits)})
 			}
 		}
