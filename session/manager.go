@@ -456,10 +456,21 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 }
 
 // Record appends a tape row for the sandbox.
+//
+// The call it records has already happened, so a store that fails for a
+// moment (a Redis restart) is retried for about two seconds rather than
+// leaving an acknowledged write off the tape.
 func (m *Manager) Record(ctx context.Context, sb *Sandbox, row *tape.Row) error {
 	row.SessionID = sb.ID
-	_, err := m.Store.Append(ctx, sb, row)
-	return err
+	wait := 50 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		_, err := m.Store.Append(context.WithoutCancel(ctx), sb, row)
+		if err == nil || errors.Is(err, ErrNotFound) || attempt == 5 {
+			return err
+		}
+		time.Sleep(wait)
+		wait *= 2
+	}
 }
 
 // Input gathers what checks read for one twin: seed, final world, tape.

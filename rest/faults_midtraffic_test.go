@@ -1,0 +1,169 @@
+package rest_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pomehq/pome/rest"
+	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/tape"
+	"github.com/pomehq/pome/twins/all"
+)
+
+// TestKillRedisAndReplicaMidTraffic: writers keep creating GitHub issues
+// through two replicas while Redis is killed (SIGKILL, no shutdown) and
+// restarted from its append-only file, and one replica dies and a new one
+// takes its place. Every write a client saw acknowledged (201) must be in
+// the final state, and the tape must stay gap-free.
+func TestKillRedisAndReplicaMidTraffic(t *testing.T) {
+	r := startOwnRedis(t, 0) // skips without POME_TEST_REDIS_URL or redis-server
+	r.kill()
+	dir := t.TempDir()
+	// Durable Redis: every write is fsynced before it is acknowledged, so
+	// a kill loses nothing a client was told about.
+	start := func() *exec.Cmd {
+		bin, _ := exec.LookPath("redis-server")
+		cmd := exec.Command(bin, "--port", fmt.Sprint(r.port), "--bind", "127.0.0.1", "--save", "",
+			"--appendonly", "yes", "--appendfsync", "always", "--dir", dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	redisCmd := start()
+	waitPort(t, r.port)
+
+	key, team := session.NewAPIKey(), "midtraffic-"+session.NewRequestID()
+	replica := func() *httptest.Server {
+		c, err := session.OpenRedis(r.url())
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := session.NewRedisStore(c, nil)
+		t.Cleanup(func() { store.Close() })
+		teams, _ := session.NewTeams(map[string][]string{team: {key}})
+		hs := httptest.NewServer(rest.NewServer(rest.Config{}, all.Registry(), store, teams))
+		t.Cleanup(hs.Close)
+		return hs
+	}
+	a, b := replica(), replica()
+	var live atomic.Pointer[[]string]
+	live.Store(&[]string{a.URL, b.URL})
+
+	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
+	st, body, _ := timed(t, "POST", a.URL+"/v1/sandboxes", ctl, `{"twins":["github"],"ttl_seconds":600}`)
+	if st != 201 {
+		t.Fatalf("%d %s", st, body)
+	}
+	var c session.Created
+	json.Unmarshal(body, &c)
+	tok := c.ProviderCredentials["github"].Token
+	path := "/github/s/" + c.SessionID + "/repos/acme/api/issues"
+
+	var mu sync.Mutex
+	var acked []string
+	var served, refused atomic.Int64
+	deadline := time.Now().Add(4 * time.Second)
+	client := &http.Client{Timeout: 5 * time.Second}
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; time.Now().Before(deadline); i++ {
+				urls := *live.Load()
+				title := fmt.Sprintf("w%d-%d", w, i)
+				req, _ := http.NewRequest("POST", urls[i%len(urls)]+path, strings.NewReader(`{"title":"`+title+`"}`))
+				req.Header.Set("Authorization", "Bearer "+tok)
+				resp, err := client.Do(req)
+				if err != nil {
+					refused.Add(1)
+					time.Sleep(20 * time.Millisecond)
+					continue
+				}
+				resp.Body.Close()
+				if resp.StatusCode == 201 {
+					served.Add(1)
+					mu.Lock()
+					acked = append(acked, title)
+					mu.Unlock()
+				} else {
+					refused.Add(1)
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+		}(w)
+	}
+
+	time.Sleep(time.Second)
+	// Mid-traffic: Redis and replica A die without warning.
+	redisCmd.Process.Signal(syscall.SIGKILL)
+	redisCmd.Wait()
+	a.CloseClientConnections()
+	a.Close()
+	live.Store(&[]string{b.URL})
+	time.Sleep(300 * time.Millisecond)
+	start()
+	waitPort(t, r.port)
+	c2 := replica()
+	live.Store(&[]string{b.URL, c2.URL})
+	wg.Wait()
+
+	if served.Load() == 0 || refused.Load() == 0 {
+		t.Fatalf("the faults did not land mid-traffic: %d served, %d refused", served.Load(), refused.Load())
+	}
+	for _, url := range []string{b.URL, c2.URL} {
+		waitReady(t, url)
+		st, state, _ := timed(t, "GET", url+"/v1/sandboxes/"+c.SessionID+"/state/github", ctl, "")
+		if st != 200 {
+			t.Fatalf("state from %s: %d %s", url, st, state)
+		}
+		for _, title := range acked {
+			if !strings.Contains(string(state), `"`+title+`"`) {
+				t.Fatalf("acknowledged write %q lost (of %d acknowledged)", title, len(acked))
+			}
+		}
+		st, tp, _ := timed(t, "GET", url+"/v1/sandboxes/"+c.SessionID+"/tapes/github", ctl, "")
+		var out struct{ Rows []tape.Row }
+		if st != 200 || json.Unmarshal(tp, &out) != nil {
+			t.Fatalf("tape from %s: %d", url, st)
+		}
+		created := 0
+		for i, row := range out.Rows {
+			if row.Seq != int64(i+1) {
+				t.Fatalf("tape seq gap at %d: %d", i, row.Seq)
+			}
+			if row.Status == 201 && row.StateMutation {
+				created++
+			}
+		}
+		if created < len(acked) {
+			t.Fatalf("tape holds %d created rows for %d acknowledged writes", created, len(acked))
+		}
+	}
+	t.Logf("%d writes acknowledged, %d refused during the faults", served.Load(), refused.Load())
+}
+
+func waitPort(t *testing.T, port int) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		if c, err := (&http.Client{Timeout: 100 * time.Millisecond}).Get(fmt.Sprintf("http://127.0.0.1:%d/", port)); err == nil {
+			c.Body.Close()
+			return
+		} else if !strings.Contains(err.Error(), "refused") {
+			return // something answers (Redis does not speak HTTP)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("port %d did not open", port)
+}
