@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/pomehq/pome/twins"
 )
 
 // Bounds on what one answer reads from the runs directory: a directory
@@ -210,9 +212,9 @@ func (h *handler) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	type twinDiff struct {
-		Changes   []Change `json:"changes"`
-		Truncated bool     `json:"truncated"`
-		Error     string   `json:"error,omitempty"`
+		Changes   []twins.Change `json:"changes"`
+		Truncated bool           `json:"truncated"`
+		Error     string         `json:"error,omitempty"`
 	}
 	out := struct {
 		Slug            string              `json:"slug"`
@@ -254,11 +256,11 @@ func (h *handler) run(w http.ResponseWriter, r *http.Request) {
 		final, err2 := readDoc(filepath.Join(runDir, "state_final."+twin+".json"))
 		if err := errors.Join(err1, err2); err != nil {
 			d.Error = "no final state recorded"
-		} else if d.Changes, d.Truncated, err = Diff(seed, final); err != nil {
+		} else if d.Changes, d.Truncated, err = twins.Diff(seed, final); err != nil {
 			d.Error = err.Error()
 		}
 		if d.Changes == nil {
-			d.Changes = []Change{}
+			d.Changes = []twins.Change{}
 		}
 		out.Diffs[twin] = d
 	}

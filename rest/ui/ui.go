@@ -128,7 +128,7 @@ type diffView struct {
 	Twin      string          `json:"twin"`
 	Seed      json.RawMessage `json:"seed"`
 	State     json.RawMessage `json:"state"`
-	Changes   []Change        `json:"changes"`
+	Changes   []twins.Change  `json:"changes"`
 	Truncated bool            `json:"truncated"`
 }
 
@@ -159,13 +159,13 @@ func (h *handler) diff(w http.ResponseWriter, r *http.Request) {
 		writeSessionError(w, r, err)
 		return
 	}
-	changes, truncated, err := Diff(seed, state)
+	changes, truncated, err := twins.Diff(seed, state)
 	if err != nil {
 		writeError(w, r, http.StatusInternalServerError, string(session.ErrInternal), "diff: "+err.Error())
 		return
 	}
 	if changes == nil {
-		changes = []Change{}
+		changes = []twins.Change{}
 	}
 	writeJSON(w, http.StatusOK, diffView{SessionID: sb.ID, Twin: tw.Name, Seed: seed, State: state, Changes: changes, Truncated: truncated})
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/pomehq/pome/rest"
-	"github.com/pomehq/pome/rest/ui"
 	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/task"
 	"github.com/pomehq/pome/twins"
@@ -106,7 +105,7 @@ type diffBody struct {
 	Twin      string          `json:"twin"`
 	Seed      json.RawMessage `json:"seed"`
 	State     json.RawMessage `json:"state"`
-	Changes   []ui.Change     `json:"changes"`
+	Changes   []twins.Change  `json:"changes"`
 	Truncated bool            `json:"truncated"`
 }
 
@@ -132,9 +131,9 @@ func TestDiffShowsWhatCallsChanged(t *testing.T) {
 	if st := b.getJSON(b.keyA, "/ui/api/sandboxes/"+sid+"/diff/github", &d); st != http.StatusOK {
 		t.Fatalf("diff: %d", st)
 	}
-	var added *ui.Change
+	var added *twins.Change
 	for i, ch := range d.Changes {
-		if ch.Op == ui.OpAdded && strings.HasSuffix(ch.Path, "/comments/0") {
+		if ch.Op == twins.OpAdded && strings.HasSuffix(ch.Path, "/comments/0") {
 			added = &d.Changes[i]
 		}
 	}
@@ -372,7 +371,7 @@ func TestRunsListAndDetail(t *testing.T) {
 		Verdict task.Verdict      `json:"verdict"`
 		Events  []json.RawMessage `json:"events"`
 		Diffs   map[string]struct {
-			Changes []ui.Change `json:"changes"`
+			Changes []twins.Change `json:"changes"`
 		} `json:"diffs"`
 		Stdout string   `json:"stdout"`
 		Files  []string `json:"files"`
@@ -388,7 +387,7 @@ func TestRunsListAndDetail(t *testing.T) {
 		t.Errorf("events: %s", run.Events)
 	}
 	ch := run.Diffs["github"].Changes
-	if len(ch) != 1 || ch[0].Op != ui.OpAdded || ch[0].Path != "/repos/0/issues/0/labels/0" {
+	if len(ch) != 1 || ch[0].Op != twins.OpAdded || ch[0].Path != "/repos/0/issues/0/labels/0" {
 		t.Errorf("diff: %+v", ch)
 	}
 	if !strings.HasPrefix(run.Stdout, "…") || !strings.HasSuffix(run.Stdout, "done\n") || len(run.Stdout) > 65<<10 {

@@ -1,12 +1,10 @@
-package ui
+package twins
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
-
-	"github.com/pomehq/pome/twins"
 )
 
 // Change ops.
@@ -17,11 +15,13 @@ const (
 )
 
 // maxChanges bounds a diff so that a pathological state (say, a twin that
-// rewrote every element of a huge list) cannot produce an answer the
-// browser cannot render.
+// rewrote every element of a huge list) cannot produce an answer a browser
+// or a tape row cannot hold.
 const maxChanges = 2000
 
-// Change is one difference between a seed and a current state document.
+// Change is one difference between two state documents of a twin: a seed
+// and the current state (the dashboard), or the state before and after one
+// call (a tape row's state_delta).
 type Change struct {
 	Op string `json:"op"`
 	// Path is a JSON pointer into the current document, or into the seed
@@ -98,7 +98,7 @@ func (d *differ) walk(a, b any, seedPath, nowPath []any) {
 		}
 	}
 	if !equalJSON(a, b) {
-		d.add(Change{Op: OpChanged, Path: twins.Pointer(nowPath...), Before: raw(a), After: raw(b)})
+		d.add(Change{Op: OpChanged, Path: Pointer(nowPath...), Before: raw(a), After: raw(b)})
 	}
 }
 
@@ -118,9 +118,9 @@ func (d *differ) objects(a, b map[string]any, seedPath, nowPath []any) {
 		bv, inB := b[k]
 		switch {
 		case !inB:
-			d.add(Change{Op: OpRemoved, Path: twins.Pointer(with(seedPath, k)...), Before: raw(av)})
+			d.add(Change{Op: OpRemoved, Path: Pointer(with(seedPath, k)...), Before: raw(av)})
 		case !inA:
-			d.add(Change{Op: OpAdded, Path: twins.Pointer(with(nowPath, k)...), After: raw(bv)})
+			d.add(Change{Op: OpAdded, Path: Pointer(with(nowPath, k)...), After: raw(bv)})
 		default:
 			d.walk(av, bv, with(seedPath, k), with(nowPath, k))
 		}
@@ -135,10 +135,10 @@ func (d *differ) lists(a, b []any, seedPath, nowPath []any) {
 			d.walk(a[i], b[i], with(seedPath, i), with(nowPath, i))
 		}
 		for i := n; i < len(a); i++ {
-			d.add(Change{Op: OpRemoved, Path: twins.Pointer(with(seedPath, i)...), Before: raw(a[i])})
+			d.add(Change{Op: OpRemoved, Path: Pointer(with(seedPath, i)...), Before: raw(a[i])})
 		}
 		for i := n; i < len(b); i++ {
-			d.add(Change{Op: OpAdded, Path: twins.Pointer(with(nowPath, i)...), After: raw(b[i])})
+			d.add(Change{Op: OpAdded, Path: Pointer(with(nowPath, i)...), After: raw(b[i])})
 		}
 		return
 	}
@@ -153,12 +153,12 @@ func (d *differ) lists(a, b []any, seedPath, nowPath []any) {
 		if i, ok := seedAt[id]; ok {
 			d.walk(a[i], el, with(seedPath, i), with(nowPath, j))
 		} else {
-			d.add(Change{Op: OpAdded, Path: twins.Pointer(with(nowPath, j)...), After: raw(el)})
+			d.add(Change{Op: OpAdded, Path: Pointer(with(nowPath, j)...), After: raw(el)})
 		}
 	}
 	for i, el := range a {
 		if !seen[idOf(el, key)] {
-			d.add(Change{Op: OpRemoved, Path: twins.Pointer(with(seedPath, i)...), Before: raw(el)})
+			d.add(Change{Op: OpRemoved, Path: Pointer(with(seedPath, i)...), Before: raw(el)})
 		}
 	}
 }
