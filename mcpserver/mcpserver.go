@@ -151,6 +151,7 @@ func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.
 		At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportMCP,
 		Method: http.MethodPost, Path: p.Path, MCPMethod: method, Status: http.StatusOK,
 		StateMutation: call.Mutated(),
+		StateDelta:    tape.Scrub(tape.Truncate(call.Delta()), p.Token),
 		Request: tape.Request{
 			Query:   map[string]string{},
 			Headers: tape.RedactHeaders(p.Header),

@@ -193,8 +193,9 @@ func (d *dataPlane) serveTaped(w http.ResponseWriter, r *http.Request, tw *twins
 			Body:    tape.Scrub(requestBodyJSON(r.Header.Get("Content-Type"), body), p.Token),
 			Headers: tape.RedactHeaders(r.Header),
 		},
-		Response:  tape.Response{Body: tape.Scrub(rec.responseBody(), p.Token)},
-		LatencyUS: time.Since(start).Microseconds(),
+		Response:   tape.Response{Body: tape.Scrub(rec.responseBody(), p.Token)},
+		LatencyUS:  time.Since(start).Microseconds(),
+		StateDelta: tape.Scrub(tape.Truncate(call.Delta()), p.Token),
 	}
 	if tooLarge {
 		row.Request.Body = tape.Scrub(tape.TruncatedBody(body, int(max(r.ContentLength, int64(len(body))+1))), p.Token)

@@ -645,3 +645,42 @@ func TestTapeCap(t *testing.T) {
 		t.Fatalf("tape check on a capped tape: %v", err)
 	}
 }
+
+// TestStateDeltaOnTape: every row that changed state carries what it
+// changed, over both transports; reads and no-op writes carry nothing.
+func TestStateDeltaOnTape(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), `{"text":"first"}`)
+	do(t, "GET", env.APIURL+"/notes/1", bearer(env.Token), "")
+	do(t, "POST", env.APIURL+"/tags", jsonBody(env.Token), `{"tag":"x"}`)
+	do(t, "POST", env.APIURL+"/tags", jsonBody(env.Token), `{"tag":"x"}`)
+	cs := env.MCP(t)
+	resttest.CallTool(t, cs, "create_note", map[string]any{"text": "second"})
+	byTool := map[string][]string{}
+	for _, r := range env.Tape(t) {
+		if r.ToolName() == "" {
+			continue
+		}
+		byTool[r.ToolName()] = append(byTool[r.ToolName()], string(r.StateDelta))
+		if !r.StateMutation && len(r.StateDelta) > 0 {
+			t.Errorf("row %d changed nothing but has a delta %s", r.Seq, r.StateDelta)
+		}
+	}
+	var first, second []struct{ Op, Path string }
+	json.Unmarshal([]byte(byTool["create_note"][0]), &first)
+	json.Unmarshal([]byte(byTool["create_note"][1]), &second)
+	want := func(ch []struct{ Op, Path string }, path string) bool {
+		for _, c := range ch {
+			if c.Path == path && c.Op == "added" {
+				return true
+			}
+		}
+		return false
+	}
+	if !want(first, "/notes/1") || !want(second, "/notes/2") {
+		t.Fatalf("create deltas: %v / %v", byTool["create_note"][0], byTool["create_note"][1])
+	}
+	if byTool["get_note"][0] != "" || byTool["add_tag"][1] != "" || !strings.Contains(byTool["add_tag"][0], `"/tags"`) {
+		t.Fatalf("deltas: %v", byTool)
+	}
+}

@@ -439,9 +439,25 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 	var out any
 	write := a.Spec().Effect != twins.Read
 	err := m.Store.Update(ctx, sb, tw, write, func(world any) (bool, error) {
+		// A write's delta is the diff of the world before and after it,
+		// kept on its tape row so a reader can see what each call did.
+		var before []byte
+		if write {
+			before, _ = json.Marshal(world)
+		}
 		var err error
 		out, err = a.Run(ctx, world, in)
-		return write && call.Mutated(), err
+		mutated := write && call.Mutated()
+		if mutated && before != nil {
+			if after, merr := json.Marshal(world); merr == nil {
+				if changes, _, derr := twins.Diff(before, after); derr == nil {
+					if d, jerr := json.Marshal(changes); jerr == nil {
+						call.SetDelta(d)
+					}
+				}
+			}
+		}
+		return mutated, err
 	})
 	if errors.Is(err, ErrNotFound) {
 		return nil, twins.Errorf(twins.NotFound, "not_found", "sandbox is gone")

@@ -53,6 +53,10 @@ func (r *Row) AppendJSON(b []byte) []byte {
 	}
 	b = append(b, `},"latency_us":`...)
 	b = strconv.AppendInt(b, r.LatencyUS, 10)
+	if len(r.StateDelta) > 0 {
+		b = append(b, `,"state_delta":`...)
+		b = appendRaw(b, r.StateDelta)
+	}
 	return append(b, '}')
 }
 

@@ -37,6 +37,9 @@ func randomRow(rng *rand.Rand) Row {
 	if body := bodies[rng.IntN(len(bodies))]; body != "" {
 		r.Response.Body = json.RawMessage(body)
 	}
+	if rng.IntN(2) == 0 {
+		r.StateDelta = json.RawMessage(`[{"op":"added","path":"/repos/0/issues/1","after":{"n":2}}]`)
+	}
 	return r
 }
 

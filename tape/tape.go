@@ -38,6 +38,10 @@ type Row struct {
 	Request       Request   `json:"request"`
 	Response      Response  `json:"response"`
 	LatencyUS     int64     `json:"latency_us"`
+	// StateDelta lists what the call changed in the twin's state (the
+	// twins.Change list of a diff of the world before and after it);
+	// absent when nothing changed.
+	StateDelta json.RawMessage `json:"state_delta,omitempty"`
 }
 
 // Request is the recorded, redacted request.

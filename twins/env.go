@@ -2,6 +2,7 @@ package twins
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,7 @@ type Call struct {
 
 	hmu     sync.Mutex
 	headers map[string]string
+	delta   json.RawMessage
 	invoked atomic.Bool
 	mutated atomic.Bool
 	tool    atomic.Pointer[string]
@@ -95,6 +97,27 @@ func SetResponseHeader(ctx context.Context, name, value string) {
 		c.headers = map[string]string{}
 	}
 	c.headers[name] = value
+}
+
+// SetDelta records what the call changed in its twin's state (a JSON list
+// of Change); the tape keeps it on the call's row.
+func (c *Call) SetDelta(d json.RawMessage) {
+	if c == nil {
+		return
+	}
+	c.hmu.Lock()
+	defer c.hmu.Unlock()
+	c.delta = d
+}
+
+// Delta returns what SetDelta recorded, or nil.
+func (c *Call) Delta() json.RawMessage {
+	if c == nil {
+		return nil
+	}
+	c.hmu.Lock()
+	defer c.hmu.Unlock()
+	return c.delta
 }
 
 // ResponseHeaders returns the headers handlers set on the call.

@@ -614,12 +614,12 @@
   }
 
   // diffTable lists changes; selecting a path reveals it in the tree.
-  function diffTable(changes, onPick, nowLabel) {
+  function diffTable(changes, onPick, nowLabel, beforeLabel) {
     if (!changes.length) return h("p", { class: "note" }, "No changes: the state is the seed.");
     return h("table", { class: "changes" },
       h("caption", { class: "sr-only" }, "Changes from seed to now"),
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Change"), h("th", { scope: "col" }, "Path"),
-        h("th", { scope: "col" }, "Seed"), h("th", { scope: "col" }, nowLabel || "Now"))),
+        h("th", { scope: "col" }, beforeLabel || "Seed"), h("th", { scope: "col" }, nowLabel || "Now"))),
       h("tbody", {}, changes.map((c) => h("tr", { class: c.op, "data-path": c.path },
         h("td", {}, h("span", { class: "op " + c.op }, c.op)),
         h("td", { class: "v" }, onPick ? h("button", { type: "button", class: "link", onclick: () => onPick(c) }, c.path || "/") : (c.path || "/")),
@@ -742,10 +742,9 @@
     return { el, load };
   }
 
-  // openRow shows one tape row. Pome keeps each twin's seed and current
-  // state, not a state snapshot per call, so a row's own delta cannot be
-  // computed after the fact; for a row that changed state the dialog says
-  // so and shows the twin's whole seed-to-now diff instead.
+  // openRow shows one tape row, with the state change the call made: the
+  // row's own state_delta (taped with every call that changed state), or,
+  // for rows taped without one, the twin's whole seed-to-now diff.
   async function openRow(row, sid, fromBtn, diffSource) {
     document.querySelectorAll("button.row.selected").forEach((b) => b.classList.remove("selected"));
     if (fromBtn) fromBtn.classList.add("selected");
@@ -776,6 +775,16 @@
 
     if (!row.state_mutation) {
       deltaBox.append(h("p", {}, "This call did not change the twin's state."));
+      return;
+    }
+    if (Array.isArray(row.state_delta)) {
+      deltaBox.append(h("p", {}, "What this call changed in the twin's state:"));
+      deltaBox.append(diffTable(row.state_delta, null, "After", "Before"));
+      return;
+    }
+    if (row.state_delta) {
+      deltaBox.append(h("p", { class: "note" }, "This call's change was too large to keep on the tape; its start:"));
+      deltaBox.append(h("pre", { class: "json" }, pretty(row.state_delta)));
       return;
     }
     deltaBox.append(h("p", { class: "note" },
