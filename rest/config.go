@@ -30,6 +30,10 @@ type Config struct {
 	// operator and hashed at start. Empty: a team "default" with one
 	// generated key, printed once.
 	Teams map[string][]string
+	// StateDeltas tapes what each call changed in its twin's state
+	// (state_delta on the row, shown by the dashboard); it costs a diff of
+	// the world per write, so it is off by default.
+	StateDeltas bool
 	// MaxTapeRows caps each twin's tape in a sandbox (default 100,000);
 	// calls past it are counted and reported as dropped, never kept.
 	MaxTapeRows int64

@@ -650,6 +650,7 @@ func TestTapeCap(t *testing.T) {
 // changed, over both transports; reads and no-op writes carry nothing.
 func TestStateDeltaOnTape(t *testing.T) {
 	env := resttest.Start(t, notesTwin(false), "")
+	env.Server.Manager.Config.StateDeltas = true
 	do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), `{"text":"first"}`)
 	do(t, "GET", env.APIURL+"/notes/1", bearer(env.Token), "")
 	do(t, "POST", env.APIURL+"/tags", jsonBody(env.Token), `{"tag":"x"}`)

@@ -53,7 +53,7 @@ func NewServer(cfg Config, reg *twins.Registry, store session.Store, teams *sess
 	s := &Server{Registry: reg, Teams: teams, cfg: cfg}
 	s.Manager = session.NewManager(store, reg, session.Config{
 		TTL: cfg.TTL, Retention: cfg.Retention, MaxTwins: cfg.MaxTwins,
-		SandboxQuota: cfg.SandboxQuota, PublicURL: cfg.PublicURL,
+		SandboxQuota: cfg.SandboxQuota, PublicURL: cfg.PublicURL, StateDeltas: cfg.StateDeltas,
 	}, nil)
 	s.limits = newRateLimiter(cfg.RateLimits)
 	if DefaultGrader != nil {

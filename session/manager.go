@@ -23,6 +23,10 @@ type Config struct {
 	SandboxQuota int
 	// PublicURL is the base URL put into responses, without trailing slash.
 	PublicURL string
+	// StateDeltas tapes, with every call that changed state, the diff of
+	// its twin's world before and after it. It costs two encodings and a
+	// diff of the world per write, so it is off unless asked for.
+	StateDeltas bool
 }
 
 // Roles a data-plane token can have in a sandbox.
@@ -442,7 +446,7 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 		// A write's delta is the diff of the world before and after it,
 		// kept on its tape row so a reader can see what each call did.
 		var before []byte
-		if write {
+		if write && m.Config.StateDeltas {
 			before, _ = json.Marshal(world)
 		}
 		var err error

@@ -39,31 +39,37 @@ var identityKeys = []string{"id", "number", "ts", "sha", "name", "login", "key",
 
 // Diff compares two JSON documents and returns the changes from seed to
 // now, in document order (object keys sorted, list elements in their
-// current order, removed elements after them), and whether the list was cut at maxChanges.
+// current order, removed elements after them), and whether the list was
+// cut at maxChanges.
+//
+// It descends only into values whose bytes differ, decoding one level at a
+// time: every write tapes a diff of its twin's world, and a full decode of
+// two large documents per call would cost more than the call itself. Both
+// documents are expected in encoding/json's canonical form (map keys
+// sorted), which is how worlds are stored.
 func Diff(seed, now []byte) ([]Change, bool, error) {
-	a, err := decode(seed)
-	if err != nil {
-		return nil, false, fmt.Errorf("seed: %w", err)
+	if !json.Valid(seed) {
+		return nil, false, fmt.Errorf("seed: invalid JSON")
 	}
-	b, err := decode(now)
-	if err != nil {
-		return nil, false, fmt.Errorf("state: %w", err)
+	if !json.Valid(now) {
+		return nil, false, fmt.Errorf("state: invalid JSON")
 	}
 	d := &differ{}
-	d.walk(a, b, nil, nil)
+	d.walk(compact(seed), compact(now), nil, nil)
 	return d.out, d.truncated, nil
 }
 
-func decode(doc []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	// Numbers stay exact: a float64 round trip would report a change in
-	// large integer ids that did not happen.
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
+// compact trims and, when needed, compacts a document so that equal values
+// have equal bytes.
+func compact(doc []byte) json.RawMessage {
+	doc = bytes.TrimSpace(doc)
+	if bytes.ContainsAny(doc, "\n\r\t") || bytes.Contains(doc, []byte(": ")) || bytes.Contains(doc, []byte(", ")) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, doc) == nil {
+			return buf.Bytes()
+		}
 	}
-	return v, nil
+	return doc
 }
 
 type differ struct {
@@ -81,28 +87,28 @@ func (d *differ) add(c Change) {
 
 // walk compares a (at seedPath in the seed) with b (at nowPath in the
 // current document). The two paths differ once list elements have moved.
-func (d *differ) walk(a, b any, seedPath, nowPath []any) {
-	if d.truncated {
+func (d *differ) walk(a, b json.RawMessage, seedPath, nowPath []any) {
+	if d.truncated || bytes.Equal(a, b) {
 		return
 	}
-	switch av := a.(type) {
-	case map[string]any:
-		if bv, ok := b.(map[string]any); ok {
-			d.objects(av, bv, seedPath, nowPath)
+	switch {
+	case a[0] == '{' && b[0] == '{':
+		var am, bm map[string]json.RawMessage
+		if json.Unmarshal(a, &am) == nil && json.Unmarshal(b, &bm) == nil {
+			d.objects(am, bm, seedPath, nowPath)
 			return
 		}
-	case []any:
-		if bv, ok := b.([]any); ok {
-			d.lists(av, bv, seedPath, nowPath)
+	case a[0] == '[' && b[0] == '[':
+		var al, bl []json.RawMessage
+		if json.Unmarshal(a, &al) == nil && json.Unmarshal(b, &bl) == nil {
+			d.lists(al, bl, seedPath, nowPath)
 			return
 		}
 	}
-	if !equalJSON(a, b) {
-		d.add(Change{Op: OpChanged, Path: Pointer(nowPath...), Before: raw(a), After: raw(b)})
-	}
+	d.add(Change{Op: OpChanged, Path: Pointer(nowPath...), Before: a, After: b})
 }
 
-func (d *differ) objects(a, b map[string]any, seedPath, nowPath []any) {
+func (d *differ) objects(a, b map[string]json.RawMessage, seedPath, nowPath []any) {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)
@@ -118,89 +124,123 @@ func (d *differ) objects(a, b map[string]any, seedPath, nowPath []any) {
 		bv, inB := b[k]
 		switch {
 		case !inB:
-			d.add(Change{Op: OpRemoved, Path: Pointer(with(seedPath, k)...), Before: raw(av)})
+			d.add(Change{Op: OpRemoved, Path: Pointer(with(seedPath, k)...), Before: av})
 		case !inA:
-			d.add(Change{Op: OpAdded, Path: Pointer(with(nowPath, k)...), After: raw(bv)})
+			d.add(Change{Op: OpAdded, Path: Pointer(with(nowPath, k)...), After: bv})
 		default:
 			d.walk(av, bv, with(seedPath, k), with(nowPath, k))
 		}
 	}
 }
 
-func (d *differ) lists(a, b []any, seedPath, nowPath []any) {
-	key := identityKey(a, b)
+func (d *differ) lists(a, b []json.RawMessage, seedPath, nowPath []any) {
+	// The common write appends to (or trims the end of) a list and leaves
+	// the rest alone: identity matching would give the same answer, at the
+	// price of decoding every element.
+	if n := min(len(a), len(b)); samePrefix(a, b, n) {
+		for i := n; i < len(a); i++ {
+			d.add(Change{Op: OpRemoved, Path: Pointer(with(seedPath, i)...), Before: a[i]})
+		}
+		for i := n; i < len(b); i++ {
+			d.add(Change{Op: OpAdded, Path: Pointer(with(nowPath, i)...), After: b[i]})
+		}
+		return
+	}
+	key, ida, idb := identityKey(a, b)
 	if key == "" {
 		n := min(len(a), len(b))
 		for i := 0; i < n; i++ {
 			d.walk(a[i], b[i], with(seedPath, i), with(nowPath, i))
 		}
 		for i := n; i < len(a); i++ {
-			d.add(Change{Op: OpRemoved, Path: Pointer(with(seedPath, i)...), Before: raw(a[i])})
+			d.add(Change{Op: OpRemoved, Path: Pointer(with(seedPath, i)...), Before: a[i]})
 		}
 		for i := n; i < len(b); i++ {
-			d.add(Change{Op: OpAdded, Path: Pointer(with(nowPath, i)...), After: raw(b[i])})
+			d.add(Change{Op: OpAdded, Path: Pointer(with(nowPath, i)...), After: b[i]})
 		}
 		return
 	}
 	seedAt := make(map[string]int, len(a))
-	for i, el := range a {
-		seedAt[idOf(el, key)] = i
+	for i, id := range ida {
+		seedAt[id] = i
 	}
 	seen := make(map[string]bool, len(b))
-	for j, el := range b {
-		id := idOf(el, key)
+	for j, id := range idb {
 		seen[id] = true
 		if i, ok := seedAt[id]; ok {
-			d.walk(a[i], el, with(seedPath, i), with(nowPath, j))
+			d.walk(a[i], b[j], with(seedPath, i), with(nowPath, j))
 		} else {
-			d.add(Change{Op: OpAdded, Path: Pointer(with(nowPath, j)...), After: raw(el)})
+			d.add(Change{Op: OpAdded, Path: Pointer(with(nowPath, j)...), After: b[j]})
 		}
 	}
-	for i, el := range a {
-		if !seen[idOf(el, key)] {
-			d.add(Change{Op: OpRemoved, Path: Pointer(with(seedPath, i)...), Before: raw(el)})
+	for i, id := range ida {
+		if !seen[id] {
+			d.add(Change{Op: OpRemoved, Path: Pointer(with(seedPath, i)...), Before: a[i]})
 		}
 	}
 }
 
 // identityKey returns the field that identifies every element of both
-// lists uniquely, or "" when the lists are to be compared by index.
-func identityKey(a, b []any) string {
+// lists uniquely, with each element's identity, or "" when the lists are
+// to be compared by index.
+func identityKey(a, b []json.RawMessage) (string, []string, []string) {
 	if len(a) == 0 || len(b) == 0 {
-		return ""
+		return "", nil, nil
+	}
+	decoded := make([][]map[string]json.RawMessage, 2)
+	for li, list := range [][]json.RawMessage{a, b} {
+		decoded[li] = make([]map[string]json.RawMessage, len(list))
+		for i, el := range list {
+			if len(el) == 0 || el[0] != '{' {
+				return "", nil, nil
+			}
+			var m map[string]json.RawMessage
+			if json.Unmarshal(el, &m) != nil {
+				return "", nil, nil
+			}
+			decoded[li][i] = m
+		}
 	}
 next:
 	for _, k := range identityKeys {
-		for _, list := range [][]any{a, b} {
-			ids := make(map[string]bool, len(list))
-			for _, el := range list {
-				m, ok := el.(map[string]any)
-				if !ok {
-					return ""
-				}
+		var ids [2][]string
+		for li, list := range decoded {
+			seen := make(map[string]bool, len(list))
+			for _, m := range list {
 				v, ok := m[k]
-				if !ok {
+				if !ok || len(v) == 0 {
 					continue next
 				}
-				switch v.(type) {
-				case string, json.Number:
+				var id string
+				switch {
+				case v[0] == '"':
+					if json.Unmarshal(v, &id) != nil {
+						continue next
+					}
+				case v[0] == '-' || (v[0] >= '0' && v[0] <= '9'):
+					id = string(v)
 				default:
 					continue next
 				}
-				id := fmt.Sprint(v)
-				if ids[id] {
+				if seen[id] {
 					continue next
 				}
-				ids[id] = true
+				seen[id] = true
+				ids[li] = append(ids[li], id)
 			}
 		}
-		return k
+		return k, ids[0], ids[1]
 	}
-	return ""
+	return "", nil, nil
 }
 
-func idOf(el any, key string) string {
-	return fmt.Sprint(el.(map[string]any)[key])
+func samePrefix(a, b []json.RawMessage, n int) bool {
+	for i := 0; i < n; i++ {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func with(path []any, seg any) []any {
@@ -208,16 +248,4 @@ func with(path []any, seg any) []any {
 	copy(out, path)
 	out[len(path)] = seg
 	return out
-}
-
-func raw(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return json.RawMessage(`null`)
-	}
-	return b
-}
-
-func equalJSON(a, b any) bool {
-	return bytes.Equal(raw(a), raw(b))
 }

@@ -292,7 +292,9 @@ func TestDashboardInBrowser(t *testing.T) {
 	if s := text("#row-response-body"); !strings.Contains(s, `"body": "Looking into it"`) {
 		t.Errorf("response body %q", s)
 	}
-	if s := text("#row-delta"); !strings.Contains(s, "/repos/0/issues/0/comments/0") || !strings.Contains(strings.ToLower(s), "added") {
+	// The row's own change (the server tapes state deltas), not the whole
+	// seed-to-now diff.
+	if s := text("#row-delta"); !strings.Contains(s, "What this call changed") || !strings.Contains(s, "/repos/0/issues/0/comments/0") || !strings.Contains(strings.ToLower(s), "added") {
 		t.Errorf("state change %q", s)
 	}
 	shot("06-row")

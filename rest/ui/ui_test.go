@@ -38,7 +38,7 @@ func newBench(t testing.TB, runsDir string) *bench {
 	t.Cleanup(func() { store.Close() })
 	hs := httptest.NewServer(nil)
 	t.Cleanup(hs.Close)
-	hs.Config.Handler = rest.NewServer(rest.Config{Addr: hs.Listener.Addr().String(), PublicURL: hs.URL, RunsDir: runsDir},
+	hs.Config.Handler = rest.NewServer(rest.Config{Addr: hs.Listener.Addr().String(), PublicURL: hs.URL, RunsDir: runsDir, StateDeltas: true},
 		all.Registry(), store, teams)
 	return &bench{t: t, url: hs.URL, keyA: a, keyB: b}
 }

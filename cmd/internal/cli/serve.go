@@ -69,6 +69,8 @@ func (a *App) newServeCmd() *cobra.Command {
 	bindKey(f, "runs-dir", keyRunsDir)
 	f.Int64("max-tape-rows", 100_000, "rows kept per twin tape of a sandbox; later calls are counted, not kept (env POME_MAX_TAPE_ROWS)")
 	bindKey(f, "max-tape-rows", keyMaxTapeRows)
+	f.Bool("state-deltas", false, "tape what each call changed in its twin's state, for the dashboard (env POME_STATE_DELTAS; costs a diff per write)")
+	bindKey(f, "state-deltas", keyStateDeltas)
 	for flag, key := range map[string]string{
 		"addr": keyAddr, "public-url": keyPublicURL, "redis-url": keyRedisURL,
 		"ttl": keyTTL, "retention": keyRetention, "max-twins": keyMaxTwins,
@@ -84,6 +86,9 @@ const keyRunsDir = "runs_dir"
 
 // keyMaxTapeRows is the config key of --max-tape-rows.
 const keyMaxTapeRows = "max_tape_rows"
+
+// keyStateDeltas is the config key of --state-deltas.
+const keyStateDeltas = "state_deltas"
 
 // ServeConfig maps the resolved configuration of `pome serve` to
 // rest.Config. v supplies flags, env and scalar config-file keys; fileRaw is
@@ -124,6 +129,12 @@ func ServeConfig(v *viper.Viper, fileRaw map[string]any) (rest.Config, error) {
 	v.BindEnv(keyRunsDir, "POME_RUNS_DIR")
 	if cfg.RunsDir = strings.TrimSpace(v.GetString(keyRunsDir)); cfg.RunsDir == "" {
 		cfg.RunsDir = "runs"
+	}
+	v.BindEnv(keyStateDeltas, "POME_STATE_DELTAS")
+	if v.IsSet(keyStateDeltas) {
+		if cfg.StateDeltas, err = cast.ToBoolE(v.Get(keyStateDeltas)); err != nil {
+			return cfg, usageErrorf("%s: %v", keyStateDeltas, err)
+		}
 	}
 	v.BindEnv(keyMaxTapeRows, "POME_MAX_TAPE_ROWS")
 	if v.IsSet(keyMaxTapeRows) {

@@ -788,7 +788,7 @@
       return;
     }
     deltaBox.append(h("p", { class: "note" },
-      "This call changed the twin's state. Pome records the seed and the current state, not a snapshot after each call, so the change below is the twin's whole seed-to-now diff: it includes this call's change and every other call's."));
+      "This call changed the twin's state. The server does not tape each call's own change (start it with --state-deltas for that), so the change below is the twin's whole seed-to-now diff: it includes this call's change and every other call's."));
     if (diffSource) {
       deltaBox.append(diffSource(row.twin));
       return;
