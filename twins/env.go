@@ -47,7 +47,6 @@ type Call struct {
 	hmu     sync.Mutex
 	headers map[string]string
 	delta   json.RawMessage
-	invoked atomic.Bool
 	mutated atomic.Bool
 	tool    atomic.Pointer[string]
 }
@@ -163,7 +162,6 @@ func (c *Call) finish(effect Effect, err error) {
 	if c == nil {
 		return
 	}
-	c.invoked.Store(true)
 	if effect == Read || c.unchanged.Load() {
 		return
 	}
@@ -171,10 +169,6 @@ func (c *Call) finish(effect Effect, err error) {
 		c.mutated.Store(true)
 	}
 }
-
-// WillMutate reports, after the handler ran, whether the store must persist
-// the world.
-func (c *Call) WillMutate() bool { return c.Mutated() }
 
 type transportKey struct{}
 
