@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -129,7 +130,7 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rest == "/mcp" {
 		rate.setHeaders(w.Header())
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		d.mcp[tw.Name].ServeHTTP(w, r)
 		return
 	}
