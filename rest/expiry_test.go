@@ -14,7 +14,8 @@ import (
 	"github.com/pomehq/pome/session"
 )
 
-// TestExpiryToTheSecond on both stores: a sandbox with ttl_seconds=2
+// TestExpiryToTheSecond on both stores: a sandbox with ttl_seconds=4 (room
+// for setup on a loaded machine)
 // serves just before its expiry and is the opaque 404 just after; a
 // stopped sandbox's state stays readable until its retention and is gone
 // after; with Redis, SCAN finds none of an expired sandbox's keys.
@@ -37,7 +38,7 @@ func TestExpiryToTheSecond(t *testing.T) {
 			t.Cleanup(func() { store.Close() })
 			s := startReal(t, rest.Config{Retention: 2 * time.Second}, store)
 			ctl := map[string]string{"Authorization": "Bearer " + s.KeyA, "Content-Type": "application/json"}
-			st, b, _ := timed(t, "POST", s.URL+"/v1/sandboxes", ctl, `{"twins":["github"],"ttl_seconds":2}`)
+			st, b, _ := timed(t, "POST", s.URL+"/v1/sandboxes", ctl, `{"twins":["github"],"ttl_seconds":4}`)
 			if st != 201 {
 				t.Fatalf("%d %s", st, b)
 			}
