@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -11,12 +12,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/gorilla/mux"
 	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/tape"
 	"github.com/pomehq/pome/twins"
@@ -27,14 +26,12 @@ import (
 // request to the twin's REST routes, its MCP endpoint or the _pome reads.
 type dataPlane struct {
 	srv     *Server
-	routers map[string]*mux.Router
+	routers map[string]*routeTable
 	mcp     map[string]http.Handler
 }
 
-type bodyKey struct{}
-
 func newDataPlane(s *Server) *dataPlane {
-	d := &dataPlane{srv: s, routers: map[string]*mux.Router{}, mcp: map[string]http.Handler{}}
+	d := &dataPlane{srv: s, routers: map[string]*routeTable{}, mcp: map[string]http.Handler{}}
 	for _, tw := range s.Registry.All() {
 		d.routers[tw.Name] = d.twinRouter(tw)
 		d.mcp[tw.Name] = s.mcpHandler(tw)
@@ -44,29 +41,22 @@ func newDataPlane(s *Server) *dataPlane {
 
 // twinRouter mounts every binding of every action of the twin, plus the
 // twin's alias prefixes; anything else is the loud 501.
-func (d *dataPlane) twinRouter(tw *twins.Twin) *mux.Router {
-	r := mux.NewRouter()
-	r.SkipClean(true)
-	// Match on the escaped path so that an escaped "/" inside an id stays
-	// in that id (the vendor answers 404 for it, not an unknown route), and
-	// path variables are unescaped exactly once, in bindingHandler.
-	r.UseEncodedPath()
+func (d *dataPlane) twinRouter(tw *twins.Twin) *routeTable {
 	root := "/" + tw.Name + "/s/{pome_sid}"
+	t := newRouteTable(root, d.notImplemented(tw))
 	for _, a := range tw.Actions {
 		for _, b := range a.Spec().Bindings {
 			h := d.bindingHandler(tw, a, b)
-			r.Handle(root+b.Path, h).Methods(b.Method)
+			t.add(b.Method, root+b.Path, h)
 			for from, to := range tw.AliasPrefixes {
 				if strings.HasPrefix(b.Path, from) {
-					r.Handle(root+to+strings.TrimPrefix(b.Path, from), h).Methods(b.Method)
+					t.add(b.Method, root+to+strings.TrimPrefix(b.Path, from), h)
 				}
 			}
 		}
 	}
-	ni := d.notImplemented(tw)
-	r.NotFoundHandler = ni
-	r.MethodNotAllowedHandler = ni
-	return r
+	t.build()
+	return t
 }
 
 // ServeHTTP routes one data-plane request.
@@ -102,7 +92,6 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p := &session.Principal{Sandbox: sb, Twin: tw, Role: role, Token: token, Path: r.URL.Path, Header: r.Header}
 	ctx := session.WithPrincipal(r.Context(), p)
-	r = r.WithContext(ctx)
 
 	switch {
 	case strings.HasPrefix(rest, "/_pome/"):
@@ -110,7 +99,7 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			opaque404(w)
 			return
 		}
-		d.servePome(w, r, sb, tw, strings.TrimPrefix(rest, "/_pome/"))
+		d.servePome(w, r.WithContext(ctx), sb, tw, strings.TrimPrefix(rest, "/_pome/"))
 		return
 	case rest == "/openapi.json" && r.Method == http.MethodGet:
 		writeJSON(w, http.StatusOK, d.srv.openAPI(tw, sb.ID))
@@ -122,7 +111,7 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rate, allowed := d.srv.allow(sb.ID, tw.Name)
 	if !allowed {
-		d.serveTaped(w, r, tw, p, body, tooLarge, func(w http.ResponseWriter, r *http.Request) {
+		d.serveTaped(ctx, w, r, tw, p, body, tooLarge, func(w http.ResponseWriter, r *http.Request) {
 			rate.setHeaders(w.Header())
 			writeRateLimited(w, tw, rate)
 		})
@@ -130,11 +119,12 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rest == "/mcp" {
 		rate.setHeaders(w.Header())
+		r = r.WithContext(ctx)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		d.mcp[tw.Name].ServeHTTP(w, r)
 		return
 	}
-	d.serveTaped(w, r, tw, p, body, tooLarge, func(w http.ResponseWriter, r *http.Request) {
+	d.serveTaped(ctx, w, r, tw, p, body, tooLarge, func(w http.ResponseWriter, r *http.Request) {
 		rate.setHeaders(w.Header())
 		if tooLarge {
 			writeTwinError(w, tw, twins.Errorf(twins.TooLarge, "request_too_large", "request body exceeds %d bytes", d.srv.cfg.MaxBodyBytes))
@@ -172,10 +162,12 @@ func (d *dataPlane) serveRoot(w http.ResponseWriter, r *http.Request) bool {
 // serveTaped runs h and records one REST tape row for it. A body cut at
 // the request limit is taped as a truncation marker even when the limit is
 // under the tape's own, so the tape never shows a cut body as if complete.
-func (d *dataPlane) serveTaped(w http.ResponseWriter, r *http.Request, tw *twins.Twin, p *session.Principal, body []byte, tooLarge bool, h http.HandlerFunc) {
+// Where the store allows it (HoldTape), the response is sent before the row
+// is appended.
+func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *http.Request, tw *twins.Twin, p *session.Principal, body []byte, tooLarge bool, h http.HandlerFunc) {
 	start := time.Now()
-	ctx, call := twins.WithCall(r.Context())
-	ctx = withBody(ctx, body)
+	ctx, call := twins.WithCall(ctx)
+	ctx = withScope(ctx, &reqScope{body: body})
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 	if tw.RequestIDHeader != "" {
 		w.Header().Set(tw.RequestIDHeader, "req_"+session.NewRequestID())
@@ -204,7 +196,11 @@ func (d *dataPlane) serveTaped(w http.ResponseWriter, r *http.Request, tw *twins
 	if name := call.Tool(); name != "" {
 		row.Tool = &name
 	}
-	if err := d.srv.Manager.Record(r.Context(), p.Sandbox, row); err != nil {
+	if release, ok := d.srv.Manager.HoldTape(p.Sandbox, tw.Name); ok {
+		rec.Flush()
+		defer release()
+	}
+	if err := d.srv.Manager.Record(ctx, p.Sandbox, row); err != nil {
 		d.srv.log().Error("tape append failed", "sandbox", p.Sandbox.ID, "twin", tw.Name, "err", err)
 	}
 }
@@ -214,14 +210,15 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := twins.WithHeaders(twins.WithTransport(r.Context(), twins.TransportREST), r.Header)
 		twins.CallFrom(ctx).SetTool(a.Name())
-		vars := mux.Vars(r)
+		scope := scopeFrom(ctx)
+		vars := scope.vars
 		delete(vars, "pome_sid")
 		for k, v := range vars {
 			if u, err := url.PathUnescape(v); err == nil {
 				vars[k] = u
 			}
 		}
-		args, err := buildInput(tw, a, b, request{vars: vars, query: r.URL.Query(), contentType: r.Header.Get("Content-Type"), body: bodyFrom(ctx)})
+		args, err := buildInput(tw, a, b, request{vars: vars, query: r.URL.Query(), contentType: r.Header.Get("Content-Type"), body: scope.body})
 		if err != nil {
 			writeTwinError(w, tw, err)
 			return
@@ -335,15 +332,29 @@ func (d *dataPlane) servePome(w http.ResponseWriter, r *http.Request, sb *sessio
 	}
 }
 
-var dataPath = regexp.MustCompile(`^/([a-z]+)/s/([^/]+)(/.*)?$`)
-
-// splitDataPath splits /{twin}/s/{sid}/rest.
+// splitDataPath splits /{twin}/s/{sid}/rest: twin is lowercase letters,
+// sid is not empty and has no "/", rest is empty or starts with "/". It is
+// on every data-plane request, so it cuts the path by hand.
 func splitDataPath(p string) (twin, sid, rest string, ok bool) {
-	m := dataPath.FindStringSubmatch(p)
-	if m == nil {
+	if len(p) < 2 || p[0] != '/' {
 		return "", "", "", false
 	}
-	return m[1], m[2], m[3], true
+	i := 1
+	for i < len(p) && p[i] >= 'a' && p[i] <= 'z' {
+		i++
+	}
+	if i == 1 || !strings.HasPrefix(p[i:], "/s/") {
+		return "", "", "", false
+	}
+	twin, p = p[1:i], p[i+3:]
+	sid, rest = p, ""
+	if j := strings.IndexByte(p, '/'); j >= 0 {
+		sid, rest = p[:j], p[j:]
+	}
+	if sid == "" {
+		return "", "", "", false
+	}
+	return twin, sid, rest, true
 }
 
 // readBody reads at most limit bytes; a larger body is reported as too
