@@ -2,11 +2,24 @@ package rest
 
 import "context"
 
-func withBody(ctx context.Context, b []byte) context.Context {
-	return context.WithValue(ctx, bodyKey{}, b)
+// reqScope is what the data plane learns about a request on its way to a
+// binding: the body it read and the route's path variables. It is one
+// context value, filled in place, so the request is not copied for each.
+type reqScope struct {
+	body []byte
+	vars map[string]string
 }
 
-func bodyFrom(ctx context.Context) []byte {
-	b, _ := ctx.Value(bodyKey{}).([]byte)
-	return b
+type scopeKey struct{}
+
+func withScope(ctx context.Context, s *reqScope) context.Context {
+	return context.WithValue(ctx, scopeKey{}, s)
+}
+
+func scopeFrom(ctx context.Context) *reqScope {
+	s, _ := ctx.Value(scopeKey{}).(*reqScope)
+	if s == nil {
+		return &reqScope{}
+	}
+	return s
 }

@@ -44,6 +44,7 @@ type Server struct {
 
 	cfg     Config
 	handler http.Handler
+	dp      *dataPlane
 	limits  *rateLimiter
 }
 
@@ -70,8 +71,18 @@ func (s *Server) log() *slog.Logger {
 	return s.cfg.Logger
 }
 
-// ServeHTTP serves every surface.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+// ServeHTTP serves every surface. A twin's path in a sandbox goes straight
+// to the data plane: no other route can match /{twin}/s/…, and the router
+// would only have tried each of them first.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if twin, _, _, ok := splitDataPath(r.URL.Path); ok {
+		if _, known := s.Registry.Get(twin); known {
+			s.dp.ServeHTTP(w, r)
+			return
+		}
+	}
+	s.handler.ServeHTTP(w, r)
+}
 
 func (s *Server) routes() http.Handler {
 	r := mux.NewRouter()
@@ -82,6 +93,7 @@ func (s *Server) routes() http.Handler {
 	r.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet)
 
 	dp := newDataPlane(s)
+	s.dp = dp
 	v1 := r.PathPrefix("/v1").Subrouter()
 	v1.Use(s.withRequestID, s.teamAuth)
 	s.controlRoutes(v1)

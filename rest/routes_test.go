@@ -1,0 +1,75 @@
+package rest
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gorilla/mux"
+	"github.com/pomehq/pome/twins/all"
+)
+
+// TestRouteTableMatchesOneRouter checks that splitting a twin's routes by
+// method and segment count picks, for every request, the route that one
+// router holding all of them in order would pick.
+func TestRouteTableMatchesOneRouter(t *testing.T) {
+	vars := regexp.MustCompile(`\{([a-z_]+)(:[^}]*)?\}`)
+	for _, tw := range all.Registry().All() {
+		single := mux.NewRouter()
+		single.SkipClean(true)
+		single.UseEncodedPath()
+		named := func(id string) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, id) })
+		}
+		notFound := named("none")
+		single.NotFoundHandler, single.MethodNotAllowedHandler = notFound, notFound
+		root := "/" + tw.Name + "/s/{pome_sid}"
+		table := newRouteTable(root, notFound)
+		var paths []string
+		i := 0
+		addBoth := func(method, path string) {
+			id := fmt.Sprintf("%d %s %s", i, method, path)
+			i++
+			single.Handle(path, named(id)).Methods(method)
+			table.add(method, path, named(id))
+			paths = append(paths, path)
+		}
+		for _, a := range tw.Actions {
+			for _, b := range a.Spec().Bindings {
+				addBoth(b.Method, root+b.Path)
+				for from, to := range tw.AliasPrefixes {
+					if strings.HasPrefix(b.Path, from) {
+						addBoth(b.Method, root+to+strings.TrimPrefix(b.Path, from))
+					}
+				}
+			}
+		}
+		table.build()
+		// Requests: every route's path with its variables filled in several
+		// ways (one segment, several, one that looks like a literal), plus
+		// a trailing slash and an extra segment, under every method.
+		var reqs []string
+		for _, p := range paths {
+			for _, fill := range []string{"x", "a/b", "a/b/c/d/e/f/g/h/i/j", "comments", "1", "x%2Fy"} {
+				u := vars.ReplaceAllString(p, fill)
+				u = strings.Replace(u, "/s/"+fill, "/s/sb_1", 1)
+				reqs = append(reqs, u, u+"/", u+"/extra")
+			}
+		}
+		for _, u := range reqs {
+			for _, m := range []string{"GET", "POST", "PATCH", "PUT", "DELETE", "HEAD"} {
+				want := httptest.NewRecorder()
+				got := httptest.NewRecorder()
+				single.ServeHTTP(want, httptest.NewRequest(m, u, nil))
+				table.ServeHTTP(got, httptest.NewRequest(m, u, nil))
+				if want.Body.String() != got.Body.String() {
+					t.Fatalf("%s %s %s: table picked %q, one router %q", tw.Name, m, u, got.Body, want.Body)
+				}
+			}
+		}
+		t.Logf("%s: %d routes, %d parts, %d by exact path, %d requests", tw.Name, len(paths), len(table.parts), len(table.exact), len(reqs)*6)
+	}
+}
