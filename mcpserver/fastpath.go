@@ -89,10 +89,27 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "encode result", http.StatusInternalServerError)
 		return
 	}
-	if p != nil {
-		taped := &mcp.CallToolParamsRaw{Name: params.Name, Arguments: params.Arguments}
-		record(ctx, f.m, f.tw, p, call, start, "tools/call", params.Name, taped, res, nil)
+	if p == nil {
+		writeResult(w, out)
+		return
 	}
+	taped := &mcp.CallToolParamsRaw{Name: params.Name, Arguments: params.Arguments}
+	// Where the store allows it the answer leaves first and the row
+	// follows; tape reads wait for it (session.Manager.HoldTape).
+	if release, ok := f.m.HoldTape(p.Sandbox, f.tw.Name); ok {
+		writeResult(w, out)
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+		defer release()
+		record(ctx, f.m, f.tw, p, call, start, "tools/call", params.Name, taped, res, nil)
+		return
+	}
+	record(ctx, f.m, f.tw, p, call, start, "tools/call", params.Name, taped, res, nil)
+	writeResult(w, out)
+}
+
+func writeResult(w http.ResponseWriter, out []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	w.Write(append(out, '\n'))

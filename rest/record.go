@@ -10,14 +10,18 @@ import (
 	"github.com/pomehq/pome/tape"
 )
 
-// recorder passes a response through while keeping its status and a copy of
-// its body (up to the tape's limit plus one byte, so truncation is known).
+// recorder passes a response through while keeping its status and its
+// body for the tape (up to the tape's limit plus one byte, so truncation is
+// known). A body written by writeRaw is kept by reference, not copied.
 type recorder struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
 	buf    bytes.Buffer
 	size   int
+	// raw is the encoded JSON handed to writeRaw; while it is set, writes
+	// are counted but not copied.
+	raw []byte
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -32,13 +36,20 @@ func (r *recorder) Write(p []byte) (int, error) {
 		r.status, r.wrote = http.StatusOK, true
 	}
 	r.size += len(p)
-	if room := tape.MaxBodyBytes + 1 - r.buf.Len(); room > 0 {
-		if len(p) < room {
-			room = len(p)
+	if r.raw == nil {
+		if room := tape.MaxBodyBytes + 1 - r.buf.Len(); room > 0 {
+			r.buf.Write(p[:min(room, len(p))])
 		}
-		r.buf.Write(p[:room])
 	}
 	return r.ResponseWriter.Write(p)
+}
+
+// keepRaw records b, a complete JSON body about to be written, as the
+// response body. It is called before any body byte is written.
+func (r *recorder) keepRaw(b []byte) {
+	if r.size == 0 {
+		r.raw = b
+	}
 }
 
 func (r *recorder) Flush() {
@@ -49,6 +60,12 @@ func (r *recorder) Flush() {
 
 // responseBody is the recorded body as JSON for the tape.
 func (r *recorder) responseBody() json.RawMessage {
+	if r.raw != nil {
+		if len(r.raw) > tape.MaxBodyBytes {
+			return tape.TruncatedBody(r.raw[:tape.MaxBodyBytes+1], r.size)
+		}
+		return r.raw
+	}
 	b := r.buf.Bytes()
 	if r.size > tape.MaxBodyBytes {
 		return tape.TruncatedBody(b, r.size)

@@ -33,13 +33,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // writeRaw writes an encoded JSON body with status.
+// A recorder keeps b for the tape as it is, so b must not change after.
 func writeRaw(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(b) + 1)}
+	if rec, ok := w.(*recorder); ok {
+		rec.keepRaw(b)
+	}
 	w.WriteHeader(status)
 	w.Write(b)
-	w.Write([]byte{'\n'})
+	w.Write(newline)
 }
+
+var (
+	jsonContentType = []string{"application/json; charset=utf-8"}
+	newline         = []byte{'\n'}
+)
 
 // writeTwinError renders err in the twin's vendor envelope: the one place a
 // twin error becomes an HTTP status.

@@ -54,7 +54,11 @@ type memTwin struct {
 	world any
 	seed  []byte
 
-	tapeMu sync.Mutex
+	// inflight is held shared by every call whose response went out before
+	// its row was appended (holdTape); tape reads take it exclusively for
+	// an instant first, so they never miss a row whose response was sent.
+	inflight sync.RWMutex
+	tapeMu   sync.Mutex
 	// total counts every call appended, including those past the cap.
 	total int64
 	// rows holds each tape row as its JSON encoding: one pointer-free
@@ -352,9 +356,14 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 	if err != nil {
 		return 0, err
 	}
-	// Encode outside the lock; only the seq is spliced in under it.
+	// Encode outside the lock, into a scratch buffer reused across calls;
+	// only the seq is spliced in under the lock, and the kept row is one
+	// exact-size copy.
 	row.Seq = 0
-	enc := row.AppendJSON(nil)
+	scratch := encodeBufs.Get().(*[]byte)
+	defer encodeBufs.Put(scratch)
+	enc := row.AppendJSON((*scratch)[:0])
+	*scratch = enc
 	if !bytes.HasPrefix(enc, seqZero) {
 		return 0, fmt.Errorf("tape row encoding starts with %.12q", enc)
 	}
@@ -366,11 +375,32 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 	if mt.total > s.maxTapeRows {
 		return row.Seq, nil
 	}
-	seq := strconv.AppendInt([]byte(`{"seq":`), row.Seq, 10)
-	buf := make([]byte, 0, len(seq)+1+len(rest))
-	buf = append(append(append(buf, seq...), ','), rest...)
+	var seq [32]byte
+	head := strconv.AppendInt(append(seq[:0], `{"seq":`...), row.Seq, 10)
+	buf := make([]byte, 0, len(head)+1+len(rest))
+	buf = append(append(append(buf, head...), ','), rest...)
 	mt.rows = append(mt.rows, buf)
 	return row.Seq, nil
+}
+
+// encodeBufs are scratch buffers for encoding rows. A row's bodies are cut
+// at tape.MaxBodyBytes, so no buffer grows much past a few times that.
+var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func (s *MemoryStore) holdTape(sb *Sandbox, twin string) (func(), bool) {
+	mt, err := s.twin(sb, twin)
+	if err != nil {
+		return nil, false
+	}
+	mt.inflight.RLock()
+	return mt.inflight.RUnlock, true
+}
+
+// settle waits for the rows of calls whose responses were already sent.
+// RWMutex lets no new holder in while it waits, so traffic cannot starve it.
+func (mt *memTwin) settle() {
+	mt.inflight.Lock()
+	mt.inflight.Unlock()
 }
 
 func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([]tape.Row, error) {
@@ -378,6 +408,7 @@ func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after 
 	if err != nil {
 		return nil, err
 	}
+	mt.settle()
 	if after < 0 {
 		after = 0
 	}
@@ -407,6 +438,7 @@ func (s *MemoryStore) TapeLen(ctx context.Context, sb *Sandbox, twin string) (in
 	if err != nil {
 		return 0, 0, err
 	}
+	mt.settle()
 	mt.tapeMu.Lock()
 	defer mt.tapeMu.Unlock()
 	return int64(len(mt.rows)), mt.total, nil
