@@ -157,7 +157,16 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 		if probe.enabled() {
 			before = probe.read(ctx)
 		}
+		cpu0, cpuErr := int64(0), error(nil)
+		if cfg.ServerPID != 0 {
+			cpu0, cpuErr = ReadCPU(cfg.ServerPID)
+		}
 		res := Run(ctx, opt, sc)
+		if cfg.ServerPID != 0 && cpuErr == nil && res.Requests > 0 {
+			if cpu1, err := ReadCPU(cfg.ServerPID); err == nil {
+				res.ServerCPUUS = float64(cpu1-cpu0) / float64(res.Requests)
+			}
+		}
 		if probe.enabled() {
 			res.Mem = newDelta(before, probe.read(ctx), res.Requests)
 		}
@@ -174,9 +183,9 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 		sc := BaselineScenario(b.URL)
 		sc.Name = name
 		res := measure(sc, opt, cfg.Warmup)
-		// The baseline runs in this process: the server's memory says
-		// nothing about it.
-		res.Mem = nil
+		// The baseline runs in this process: the server's memory and CPU
+		// say nothing about it.
+		res.Mem, res.ServerCPUUS = nil, 0
 		return &res, nil
 	}
 	withBaseline := cfg.Baseline && cfg.wants(NameBaseline)

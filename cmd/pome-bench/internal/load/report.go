@@ -32,7 +32,15 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "machine %d CPU %s, %s/%s, %s\n\n", r.Machine.NumCPU, r.Machine.CPUModel, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.GoVersion)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\treq/s\tp50\tp99\trequests\terrors\tratio\t")
+	cpu := false
+	for _, s := range r.Scenarios {
+		cpu = cpu || s.ServerCPUUS > 0
+	}
+	head := "scenario\treq/s\tp50\tp99\trequests\terrors\tratio\t"
+	if cpu {
+		head += "server CPU/req\t"
+	}
+	fmt.Fprintln(tw, head)
 	rows := r.Scenarios
 	if r.Baseline != nil {
 		rows = append([]Result{*r.Baseline}, rows...)
@@ -42,14 +50,22 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	for _, s := range rows {
 		if s.Skipped != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t\n", s.Name)
+			line := s.Name + "\t-\t-\t-\t-\t-\t-\t"
+			if cpu {
+				line += "-\t"
+			}
+			fmt.Fprintln(tw, line)
 			continue
 		}
 		ratio := "-"
 		if s.Ratio > 0 {
 			ratio = fmt.Sprintf("%.2f", s.Ratio)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%d\t%d\t%s\t\n", s.Name, s.PerSec, fmtUS(s.P50US), fmtUS(s.P99US), s.Requests, s.Errors, ratio)
+		line := fmt.Sprintf("%s\t%.0f\t%s\t%s\t%d\t%d\t%s\t", s.Name, s.PerSec, fmtUS(s.P50US), fmtUS(s.P99US), s.Requests, s.Errors, ratio)
+		if cpu {
+			line += fmt.Sprintf("%.1fµs\t", s.ServerCPUUS)
+		}
+		fmt.Fprintln(tw, line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

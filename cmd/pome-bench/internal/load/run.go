@@ -52,6 +52,10 @@ type Result struct {
 	Skipped string `json:"skipped,omitempty"`
 	// Mem is the server's memory around the run, when it can be read.
 	Mem *MemDelta `json:"server_mem,omitempty"`
+	// ServerCPUUS is the CPU time the server process used per counted
+	// request (user plus system, µs), when its pid is given. Unlike the
+	// throughput it hardly depends on what else runs on the machine.
+	ServerCPUUS float64 `json:"server_cpu_us_per_request,omitempty"`
 }
 
 // maxConsecutiveErrors ends a worker that gets nothing but errors (a server
