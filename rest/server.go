@@ -159,10 +159,27 @@ func requestID(r *http.Request) string {
 // rateLimiter is a per-sandbox, per-twin fixed-window limiter (requests per
 // minute). It is per process: with N replicas a sandbox can get up to N
 // times the limit, which errs on the side of serving.
+//
+// The windows are split over shards by sandbox, so sandboxes rarely share
+// a lock and a sweep of old windows holds one shard only.
 type rateLimiter struct {
 	perMinute map[string]int
-	mu        sync.Mutex
-	windows   map[string]*window
+	shards    [rateShards]rateShard
+}
+
+const (
+	rateShards = 64
+	// rateShardSweep is how many windows a shard holds before a new one
+	// makes it drop those whose minute is over.
+	rateShardSweep = 2048
+)
+
+type rateShard struct {
+	mu      sync.Mutex
+	windows map[string]*window
+	// swept is when the shard last dropped old windows: at most once a
+	// second, so a shard full of live windows is not scanned per request.
+	swept time.Time
 }
 
 type window struct {
@@ -171,7 +188,20 @@ type window struct {
 }
 
 func newRateLimiter(limits map[string]int) *rateLimiter {
-	return &rateLimiter{perMinute: limits, windows: map[string]*window{}}
+	l := &rateLimiter{perMinute: limits}
+	for i := range l.shards {
+		l.shards[i].windows = map[string]*window{}
+	}
+	return l
+}
+
+// shard picks the shard of a sandbox (FNV-1a of its id).
+func (l *rateLimiter) shard(sid string) *rateShard {
+	h := uint32(2166136261)
+	for i := 0; i < len(sid); i++ {
+		h = (h ^ uint32(sid[i])) * 16777619
+	}
+	return &l.shards[h%rateShards]
 }
 
 // rateState is where one sandbox's twin stands in its current window.
@@ -208,19 +238,21 @@ func (s *Server) allow(sid, twin string) (rateState, bool) {
 	}
 	now := time.Now()
 	key := sid + "/" + twin
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	w := l.windows[key]
+	sh := l.shard(sid)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	w := sh.windows[key]
 	if w == nil || now.Sub(w.start) >= time.Minute {
-		if len(l.windows) > 100000 {
-			for k, old := range l.windows {
+		if len(sh.windows) >= rateShardSweep && now.Sub(sh.swept) >= time.Second {
+			sh.swept = now
+			for k, old := range sh.windows {
 				if now.Sub(old.start) >= time.Minute {
-					delete(l.windows, k)
+					delete(sh.windows, k)
 				}
 			}
 		}
 		w = &window{start: now}
-		l.windows[key] = w
+		sh.windows[key] = w
 	}
 	w.count++
 	return rateState{limit: limit, used: w.count, reset: w.start.Add(time.Minute)}, w.count <= limit
