@@ -80,15 +80,20 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	ctx, call := twins.WithCall(r.Context())
 	res := callTool(ctx, f.m, f.tw, a, params.Arguments, f.errBody)
-	out, err := json.Marshal(struct {
-		JSONRPC string              `json:"jsonrpc"`
-		ID      json.RawMessage     `json:"id"`
-		Result  *mcp.CallToolResult `json:"result"`
-	}{"2.0", req.ID, res})
+	// The same bytes as json.Marshal of the JSON-RPC response (a test pins
+	// it), without re-scanning the encoded result.
+	result, tapedBody, fast := encodeToolResult(res)
+	id, err := json.Marshal(req.ID)
+	if err == nil && !fast {
+		result, err = json.Marshal(res)
+	}
 	if err != nil {
 		http.Error(w, "encode result", http.StatusInternalServerError)
 		return
 	}
+	out := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(result)+1)
+	out = append(append(append(out, `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...)
+	out = append(append(out, result...), '}')
 	if p == nil {
 		writeResult(w, out)
 		return
@@ -102,10 +107,10 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fl.Flush()
 		}
 		defer release()
-		record(ctx, f.m, f.tw, p, call, start, "tools/call", params.Name, taped, res, nil)
+		record(ctx, f.m, f.tw, p, call, start, "tools/call", params.Name, taped, res, tapedBody, nil)
 		return
 	}
-	record(ctx, f.m, f.tw, p, call, start, "tools/call", params.Name, taped, res, nil)
+	record(ctx, f.m, f.tw, p, call, start, "tools/call", params.Name, taped, res, tapedBody, nil)
 	writeResult(w, out)
 }
 

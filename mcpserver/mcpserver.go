@@ -138,15 +138,16 @@ func recordMiddleware(m *session.Manager, tw *twins.Twin) mcp.Middleware {
 					tool = params.Name
 				}
 			}
-			record(ctx, m, tw, p, call, start, method, tool, req.GetParams(), res, err)
+			record(ctx, m, tw, p, call, start, method, tool, req.GetParams(), res, nil, err)
 			return res, err
 		}
 	}
 }
 
-// record appends the tape row of one MCP request.
+// record appends the tape row of one MCP request. tapedBody, when not nil,
+// is the row's response body already encoded (encodeToolResult).
 func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.Principal, call *twins.Call,
-	start time.Time, method, tool string, params any, res mcp.Result, err error) {
+	start time.Time, method, tool string, params any, res mcp.Result, tapedBody []byte, err error) {
 	row := &tape.Row{
 		At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportMCP,
 		Method: http.MethodPost, Path: p.Path, MCPMethod: method, Status: http.StatusOK,
@@ -162,9 +163,18 @@ func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.
 		row.Tool = &tool
 	}
 	row.Request.Body = tape.Scrub(marshalRedacted(map[string]any{"jsonrpc": "2.0", "method": method, "params": params}), p.Token)
-	if err != nil {
+	switch {
+	case err != nil:
 		row.Response.Body = marshalRedacted(map[string]any{"error": map[string]any{"message": err.Error()}})
-	} else {
+	case tapedBody != nil:
+		row.Response.Body = tape.Scrub(tape.Truncate(tapedBody), p.Token)
+	default:
+		if ctr, ok := res.(*mcp.CallToolResult); ok {
+			if _, b, ok := encodeToolResult(ctr); ok {
+				row.Response.Body = tape.Scrub(tape.Truncate(b), p.Token)
+				break
+			}
+		}
 		taped := res
 		if ctr, ok := res.(*mcp.CallToolResult); ok && ctr.StructuredContent != nil {
 			// structuredContent repeats the text content; tape it once.
