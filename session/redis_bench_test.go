@@ -1,0 +1,91 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/session/storetest"
+	"github.com/pomehq/pome/twins"
+	"github.com/pomehq/pome/twins/github"
+)
+
+// benchGitHub creates a sandbox running the GitHub twin on its default
+// world, a realistic document for the data-plane benchmarks below.
+func benchGitHub(b *testing.B, s session.Store) (*session.Sandbox, *twins.Twin) {
+	b.Helper()
+	ctx := context.Background()
+	tw := github.New()
+	world, err := tw.NewWorld(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc, err := json.Marshal(world)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
+	if err := s.Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Discard(ctx, sb.ID) })
+	b.ReportMetric(float64(len(doc)), "doc-bytes")
+	return sb, tw
+}
+
+// BenchmarkRedisReadCached measures a read Update of the GitHub twin on
+// Redis, one caller at a time and many at once. Past the first call the
+// decoded world comes from the store's cache, checked by its version.
+func BenchmarkRedisReadCached(b *testing.B) {
+	s := newRedis(b, time.Now)
+	sb, tw := benchGitHub(b, s)
+	ctx := context.Background()
+	read := func(world any) (bool, error) { return false, nil }
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			if err := s.Update(ctx, sb, tw, false, read); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := s.Update(ctx, sb, tw, false, read); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
+
+// BenchmarkRedisWrite measures a write Update of the GitHub twin on Redis
+// that reports a mutation, so each call takes the lease and saves.
+func BenchmarkRedisWrite(b *testing.B) {
+	s := newRedis(b, time.Now)
+	sb, tw := benchGitHub(b, s)
+	ctx := context.Background()
+	write := func(world any) (bool, error) { return true, nil }
+	for b.Loop() {
+		if err := s.Update(ctx, sb, tw, true, write); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRedisAuthorize measures the data-plane authorization of a call
+// (the sandbox record, read from Redis every call).
+func BenchmarkRedisAuthorize(b *testing.B) {
+	s := newRedis(b, time.Now)
+	sb, tw := benchGitHub(b, s)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := s.Get(ctx, sb.ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+	_ = tw
+}
