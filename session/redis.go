@@ -27,6 +27,9 @@ type RedisStore struct {
 	now         func() time.Time
 	locks       keyedLocks
 	maxTapeRows int64
+	// worlds caches decoded worlds, each used only once Redis confirmed
+	// its version in the round trip of the call (see worldCache).
+	worlds *worldCache
 }
 
 const (
@@ -50,7 +53,22 @@ func NewRedisStore(client redis.UniversalClient, now func() time.Time) *RedisSto
 	if now == nil {
 		now = time.Now
 	}
-	return &RedisStore{rdb: client, now: now, locks: keyedLocks{m: map[string]*keyedLock{}}, maxTapeRows: DefaultMaxTapeRows}
+	return &RedisStore{
+		rdb: client, now: now, locks: keyedLocks{m: map[string]*keyedLock{}}, maxTapeRows: DefaultMaxTapeRows,
+		worlds: newWorldCache(DefaultWorldCacheBytes),
+	}
+}
+
+// SetWorldCacheBytes bounds the decoded worlds the store keeps in process
+// to about n bytes (0: DefaultWorldCacheBytes; < 0: cache nothing, so every
+// call moves and decodes the whole world). Each world is charged twice its
+// document's length, for the document and its decoded form; the least
+// recently used worlds go first.
+func (s *RedisStore) SetWorldCacheBytes(n int64) {
+	if n == 0 {
+		n = DefaultWorldCacheBytes
+	}
+	s.worlds.setMax(n)
 }
 
 // OpenRedis connects to the Redis server named by a redis:// or rediss://
@@ -137,18 +155,37 @@ for i = 1, #KEYS do redis.call('PEXPIREAT', KEYS[i], ARGV[3]) end
 return 1
 `)
 
+// readScript reads a twin's world for a reader that may hold it decoded
+// already: it answers only the version when that is the version the
+// reader has (ARGV[1], empty when none), else the version and document.
+// Checking the version in the read's own round trip is what makes the
+// cached copy safe to use: another replica's write bumps it.
+// KEYS: state. ARGV: cached version. Returns nil when the state is gone.
+var readScript = redis.NewScript(`
+local ver = redis.call('HGET', KEYS[1], 'ver')
+if not ver then return nil end
+if ver == ARGV[1] then return {ver} end
+return {ver, redis.call('HGET', KEYS[1], 'doc')}
+`)
+
 // lockReadScript takes a twin's lease and reads its world in one round
-// trip. KEYS: lock, state. ARGV: token, lease ms. Returns 0 while another
-// replica holds the lease, else the state's doc and version (nil when gone).
+// trip. KEYS: lock, state. ARGV: token, lease ms, the version the writer
+// holds decoded (empty when none). Returns 0 while another replica holds
+// the lease, an empty array when the state is gone, the version alone
+// when it is the one the writer holds, else the version and document.
 var lockReadScript = redis.NewScript(`
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
-return redis.call('HMGET', KEYS[2], 'doc', 'ver')
+local ver = redis.call('HGET', KEYS[2], 'ver')
+if not ver then return {} end
+if ver == ARGV[3] then return {ver} end
+return {ver, redis.call('HGET', KEYS[2], 'doc')}
 `)
 
 // saveScript stores a twin's world if its version is still the one the
 // update read, and drops the writer's lease in the same round trip. A writer
 // whose lease lapsed mid-update gets 0 and reruns instead of overwriting a
-// newer state.
+// newer state. A save returns the version it stored the document at, which
+// is exactly one past the version read.
 // KEYS: meta, state, lock. ARGV: version read, document, lease token.
 var saveScript = redis.NewScript(luaExpiry + `
 if redis.call('GET', KEYS[3]) == ARGV[3] then redis.call('DEL', KEYS[3]) end
@@ -159,9 +196,9 @@ local ver = redis.call('HGET', KEYS[2], 'ver')
 if not ver then return -1 end
 if ver ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[2], 'doc', ARGV[2])
-redis.call('HINCRBY', KEYS[2], 'ver', 1)
+local saved = redis.call('HINCRBY', KEYS[2], 'ver', 1)
 redis.call('PEXPIREAT', KEYS[2], at)
-return 1
+return saved
 `)
 
 // appendScript hands out the next seq and stores the row with it in one
@@ -379,6 +416,11 @@ func (s *RedisStore) Discard(ctx context.Context, id string) error {
 	if err := json.Unmarshal([]byte(raw), &sb); err != nil {
 		return fmt.Errorf("sandbox %s: %w", id, err)
 	}
+	// Other replicas learn of the discard from the state key being gone,
+	// which every use of a cached world checks.
+	for _, t := range sb.Twins {
+		s.worlds.drop(id, t)
+	}
 	keys := append(sandboxKeys(id, sb.Twins), lockKeys(id, sb.Twins)...)
 	if err := s.rdb.Del(ctx, keys...).Err(); err != nil {
 		return fmt.Errorf("redis discard: %w", err)
@@ -393,19 +435,18 @@ func (s *RedisStore) Discard(ctx context.Context, id string) error {
 	return nil
 }
 
-// Update runs fn on a private decoded copy of the twin's world and saves it
-// when fn reports a mutation (even alongside an error). A write is
-// serialised per twin by an in-process lock, a Redis lease across replicas,
-// and a version check on save; fn reruns if the version moved on.
+// Update runs fn on the twin's world. A read runs on the decoded world
+// the store caches, once Redis confirmed in the read's one round trip that
+// it is still the stored version. A write runs on a private decoded copy
+// and saves it when fn reports a mutation (even alongside an error); it is
+// serialised per twin by an in-process lock, a Redis lease across
+// replicas, and a version check on save, and fn reruns if the version
+// moved on.
 func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, write bool, fn UpdateFunc) error {
 	if !write {
-		doc, err := s.rdb.HGet(ctx, stateKey(sb.ID, tw.Name), "doc").Bytes()
+		world, err := s.readWorld(ctx, sb, tw)
 		if err != nil {
-			return notFound(err)
-		}
-		world, err := tw.DecodeWorld(doc)
-		if err != nil {
-			return fmt.Errorf("%s state: %w", tw.Name, err)
+			return err
 		}
 		_, err = fn(world)
 		return err
@@ -426,12 +467,72 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 	}
 }
 
-// writeOnce takes the twin's lease, runs fn on the stored world and saves
-// it. It reports false when the state moved on since it was read (the lease
-// lapsed mid-update), so the caller reruns fn on the newer state.
+// readWorld returns the twin's current world for a read, which must not
+// change it: the cached one when Redis still holds its version, else the
+// stored one, decoded and cached.
+func (s *RedisStore) readWorld(ctx context.Context, sb *Sandbox, tw *twins.Twin) (any, error) {
+	created := sb.CreatedAt.UnixNano()
+	cached := s.worlds.get(sb.ID, tw.Name, created)
+	have := ""
+	if cached != nil {
+		have = strconv.FormatInt(cached.ver, 10)
+	}
+	res, err := readScript.Run(ctx, s.rdb, []string{stateKey(sb.ID, tw.Name)}, have).Slice()
+	if err != nil {
+		return nil, notFound(err)
+	}
+	ver, doc, err := stateReply(res)
+	if err != nil {
+		return nil, err
+	}
+	if doc == nil {
+		if cached == nil || ver != cached.ver {
+			return nil, fmt.Errorf("%s state: version %d answered without its document", tw.Name, ver)
+		}
+		return cached.world, nil
+	}
+	world, err := tw.DecodeWorld(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	s.worlds.put(sb.ID, tw.Name, created, ver, doc, world)
+	return world, nil
+}
+
+// stateReply parses the {ver} or {ver, doc} answer of readScript and
+// lockReadScript; an empty one means the state is gone.
+func stateReply(res []any) (int64, []byte, error) {
+	if len(res) == 0 {
+		return 0, nil, ErrNotFound
+	}
+	v, _ := res[0].(string)
+	ver, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, nil, fmt.Errorf("state version %q: %w", v, err)
+	}
+	if len(res) == 1 {
+		return ver, nil, nil
+	}
+	doc, ok := res[1].(string)
+	if !ok {
+		return 0, nil, ErrNotFound
+	}
+	return ver, []byte(doc), nil
+}
+
+// writeOnce takes the twin's lease, runs fn on a private copy of the
+// stored world and saves it. It reports false when the state moved on
+// since it was read (the lease lapsed mid-update), so the caller reruns fn
+// on the newer state.
 func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin, fn UpdateFunc) (bool, error) {
 	lock, key := lockKey(sb.ID, tw.Name), stateKey(sb.ID, tw.Name)
-	token, vals, err := s.lockRead(ctx, lock, key)
+	created := sb.CreatedAt.UnixNano()
+	cached := s.worlds.get(sb.ID, tw.Name, created)
+	have := ""
+	if cached != nil {
+		have = strconv.FormatInt(cached.ver, 10)
+	}
+	token, vals, err := s.lockRead(ctx, lock, key, have)
 	if err != nil {
 		return false, err
 	}
@@ -443,12 +544,20 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 			releaseScript.Run(context.WithoutCancel(ctx), s.rdb, []string{lock}, token)
 		}
 	}()
-	doc, ok1 := vals[0].(string)
-	ver, ok2 := vals[1].(string)
-	if !ok1 || !ok2 {
-		return false, ErrNotFound
+	ver, doc, err := stateReply(vals)
+	if err != nil {
+		return false, err
 	}
-	world, err := tw.DecodeWorld([]byte(doc))
+	if doc == nil {
+		// Redis still holds the cached version: decode the private copy
+		// from the cached document rather than move it over the wire. The
+		// cached world itself is never written to.
+		if cached == nil || ver != cached.ver {
+			return false, fmt.Errorf("%s state: version %d answered without its document", tw.Name, ver)
+		}
+		doc = cached.doc
+	}
+	world, err := tw.DecodeWorld(doc)
 	if err != nil {
 		return false, fmt.Errorf("%s state: %w", tw.Name, err)
 	}
@@ -462,15 +571,23 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	if err != nil {
 		return false, fmt.Errorf("%s state: %w", tw.Name, err)
 	}
-	res, err := saveScript.Run(ctx, s.rdb, []string{metaKey(sb.ID), key, lock}, ver, out, token).Int()
+	res, err := saveScript.Run(ctx, s.rdb, []string{metaKey(sb.ID), key, lock}, strconv.FormatInt(ver, 10), out, token).Int64()
 	if err != nil {
 		return false, fmt.Errorf("redis save: %w", err)
 	}
 	held = false
-	switch res {
-	case 1:
+	switch {
+	case res == ver+1:
+		// The document just saved is the state at res, and this world is
+		// fn's last use of it: from here on it is shared, read-only.
+		s.worlds.put(sb.ID, tw.Name, created, res, out, world)
 		return true, fnErr
-	case 0:
+	case res > 0:
+		// Saved, but at a version this code did not expect (a replica of
+		// another version?): cache nothing rather than guess.
+		s.worlds.drop(sb.ID, tw.Name)
+		return true, fnErr
+	case res == 0:
 		return false, nil
 	default:
 		return false, ErrNotFound
@@ -478,16 +595,17 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 }
 
 // lockRead takes the twin's Redis lease, waiting while another replica
-// holds it, and returns its token with the state's doc and version.
-func (s *RedisStore) lockRead(ctx context.Context, lock, state string) (string, []any, error) {
+// holds it, and returns its token with the lockReadScript answer (the
+// state's version, and its document unless it is have).
+func (s *RedisStore) lockRead(ctx context.Context, lock, state, have string) (string, []any, error) {
 	token := randomString(22, base62)
 	wait := 500 * time.Microsecond
 	for {
-		res, err := lockReadScript.Run(ctx, s.rdb, []string{lock, state}, token, leaseTTL.Milliseconds()).Result()
+		res, err := lockReadScript.Run(ctx, s.rdb, []string{lock, state}, token, leaseTTL.Milliseconds(), have).Result()
 		if err != nil {
 			return "", nil, fmt.Errorf("redis lease: %w", err)
 		}
-		if vals, ok := res.([]any); ok && len(vals) == 2 {
+		if vals, ok := res.([]any); ok {
 			return token, vals, nil
 		}
 		// Jitter keeps the replicas that wait from retrying in lockstep.
