@@ -9,6 +9,11 @@
 //	pome-bench --server http://127.0.0.1:7070 --api-key pme_… [-c 64] [-d 10s] [--sandboxes 1000] [--json]
 //
 // Every sandbox it creates is discarded before it exits.
+//
+// With --proxy it is instead a tiny round-robin load balancer in front of
+// Pome replicas, for trying scale-out by hand (configs/scaleout.sh):
+//
+//	pome-bench --proxy 127.0.0.1:7070 --to http://127.0.0.1:7071,http://127.0.0.1:7072,http://127.0.0.1:7073
 package main
 
 import (
@@ -17,6 +22,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -53,6 +60,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.ServerHeap, "server-heap", false, "read the server's live heap around every step from /debug/pprof/heap (server run with --pprof)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fs.BoolVar(&quiet, "q", false, "no progress lines on stderr")
+	var proxyAddr, proxyTo string
+	fs.StringVar(&proxyAddr, "proxy", "", "instead of measuring, serve a round-robin proxy on this address over --to")
+	fs.StringVar(&proxyTo, "to", "", "replica URLs for --proxy, comma-separated")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -62,6 +72,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "pome-bench: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if proxyAddr != "" {
+		return serveProxy(ctx, proxyAddr, splitList(proxyTo), stderr)
 	}
 	if cfg.Server == "" {
 		fmt.Fprintln(stderr, "pome-bench: no server (--server or POME_SERVER)")
@@ -97,4 +110,33 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// serveProxy balances requests over replicas until ctx ends.
+func serveProxy(ctx context.Context, addr string, replicas []string, stderr io.Writer) int {
+	rr, err := load.NewRoundRobin(replicas)
+	if err != nil {
+		fmt.Fprintf(stderr, "pome-bench: --proxy: %v (give them with --to)\n", err)
+		return 2
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pome-bench: --proxy: %v\n", err)
+		return 1
+	}
+	srv := &http.Server{Handler: rr, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+	}()
+	fmt.Fprintf(stderr, "pome-bench: round-robin proxy on http://%s over %s\n", ln.Addr(), strings.Join(replicas, ", "))
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "pome-bench: --proxy: %v\n", err)
+		return 1
+	}
+	served := rr.Served()
+	fmt.Fprintf(stderr, "pome-bench: requests per replica: %v\n", served)
+	return 0
 }

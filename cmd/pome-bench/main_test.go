@@ -104,3 +104,10 @@ func TestBadFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestProxyNeedsReplicas(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"--proxy", "127.0.0.1:0"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "--to") {
+		t.Fatalf("exit %d, stderr %q; want 2 and a hint about --to", code, errOut.String())
+	}
+}

@@ -8,12 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/pomehq/pome/cmd/pome-bench/internal/load"
@@ -35,37 +33,6 @@ const (
 	// also passes under -race on a busy two-core machine.
 	scaleInFlight = 48
 )
-
-// roundRobin is the smallest load balancer: each request goes to the next
-// replica in turn, so one sandbox's consecutive calls land on different
-// processes and nothing can lean on a replica remembering anything.
-type roundRobin struct {
-	next    atomic.Uint64
-	targets []*url.URL
-	served  []atomic.Int64
-	proxy   *httputil.ReverseProxy
-}
-
-func newRoundRobin(targets []string) *roundRobin {
-	rr := &roundRobin{served: make([]atomic.Int64, len(targets))}
-	for _, t := range targets {
-		u, _ := url.Parse(t)
-		rr.targets = append(rr.targets, u)
-	}
-	rr.proxy = &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			i := int(rr.next.Add(1) % uint64(len(rr.targets)))
-			rr.served[i].Add(1)
-			pr.SetURL(rr.targets[i])
-			// Replicas build URLs from their configured public URL, never
-			// from Host; keeping the client's Host is what a balancer does.
-			pr.Out.Host = pr.In.Host
-		},
-	}
-	return rr
-}
-
-func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) { rr.proxy.ServeHTTP(w, r) }
 
 // TestScaleOutThreeReplicas runs three Pome servers on one Redis behind a
 // round-robin proxy, creates 100 sandboxes through it and writes to every
@@ -102,7 +69,10 @@ func TestScaleOutThreeReplicas(t *testing.T) {
 		defer hs.Close()
 		replicas = append(replicas, hs.URL)
 	}
-	rr := newRoundRobin(replicas)
+	rr, err := load.NewRoundRobin(replicas)
+	if err != nil {
+		t.Fatal(err)
+	}
 	front.Config.Handler = rr
 
 	client := load.NewClient(scaleInFlight)
@@ -180,11 +150,11 @@ func TestScaleOutThreeReplicas(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	for i := range rr.served {
-		t.Logf("replica %d served %d requests", i, rr.served[i].Load())
+	for i, n := range rr.Served() {
+		t.Logf("replica %d served %d requests", i, n)
 		// Round robin over the creates and writes gives each replica a
 		// third.
-		if n := rr.served[i].Load(); n < int64(scaleSandboxes*len(benchTwins)*(scaleRESTWrites+scaleMCPWrites)/scaleReplicas) {
+		if n < int64(scaleSandboxes*len(benchTwins)*(scaleRESTWrites+scaleMCPWrites)/scaleReplicas) {
 			t.Errorf("replica %d served only %d requests", i, n)
 		}
 	}
