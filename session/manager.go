@@ -388,6 +388,10 @@ func (m *Manager) Usage(ctx context.Context, team string) (Usage, error) {
 // than a 404 that would say the sandbox is gone. A stopped sandbox still
 // authorizes (its _pome reads stay open); callers refuse its agent
 // surfaces.
+//
+// The record returned is for this one call: a store may serve reads made
+// with it as of the moment of the authorization (until a write is made
+// with it), so it must not be kept for later calls.
 func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandbox, Role, error) {
 	if !ValidSandboxID(id) || token == "" {
 		return nil, RoleNone, ErrDenied
@@ -395,7 +399,15 @@ func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandb
 	// Hash once, before the lookup, so that an unknown sandbox and a wrong
 	// token cost the same work.
 	presented := HashToken(token)
-	sb, err := m.Store.Get(ctx, id)
+	var sb *Sandbox
+	var err error
+	if g, ok := m.Store.(twinRecordGetter); ok {
+		// The record and the twin's state version in one round trip: a
+		// read the call makes next can then skip its own.
+		sb, err = g.GetForTwin(ctx, id, twin)
+	} else {
+		sb, err = m.Store.Get(ctx, id)
+	}
 	if errors.Is(err, ErrNotFound) {
 		return nil, RoleNone, ErrDenied
 	}

@@ -294,16 +294,26 @@ func (s *RedisStore) getMeta(ctx context.Context, id string) (*Sandbox, string, 
 	if err != nil {
 		return nil, "", notFound(err)
 	}
+	sb, err := s.decodeMeta(id, raw)
+	if err != nil {
+		return nil, "", err
+	}
+	return sb, raw, nil
+}
+
+// decodeMeta decodes a stored record, which is gone once its retention
+// passed.
+func (s *RedisStore) decodeMeta(id, raw string) (*Sandbox, error) {
 	var sb Sandbox
 	if err := json.Unmarshal([]byte(raw), &sb); err != nil {
-		return nil, "", fmt.Errorf("sandbox %s: %w", id, err)
+		return nil, fmt.Errorf("sandbox %s: %w", id, err)
 	}
 	// Key expiry runs on the server's clock; agree with this process's
 	// clock too, as the memory store does.
 	if !s.now().Before(sb.RetainUntil) {
-		return nil, "", ErrNotFound
+		return nil, ErrNotFound
 	}
-	return &sb, raw, nil
+	return &sb, nil
 }
 
 // Get reads the sandbox record; it is gone with its keys.
@@ -436,8 +446,9 @@ func (s *RedisStore) Discard(ctx context.Context, id string) error {
 }
 
 // Update runs fn on the twin's world. A read runs on the decoded world
-// the store caches, once Redis confirmed in the read's one round trip that
-// it is still the stored version. A write runs on a private decoded copy
+// the store caches, once Redis confirmed that it is still the stored
+// version: in the read's one round trip, or in the one that read sb for
+// this call (GetForTwin). A write runs on a private decoded copy
 // and saves it when fn reports a mutation (even alongside an error); it is
 // serialised per twin by an in-process lock, a Redis lease across
 // replicas, and a version check on save, and fn reruns if the version
@@ -452,6 +463,8 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 		return err
 	}
 
+	// A read made with sb after this write must see it.
+	sb.view.end()
 	// Writers of one process queue here, so only one of them at a time
 	// competes with other replicas for the Redis lease.
 	unlock, err := s.locks.lock(ctx, sb.ID+"\x00"+tw.Name)
@@ -475,6 +488,10 @@ func (s *RedisStore) readWorld(ctx context.Context, sb *Sandbox, tw *twins.Twin)
 	cached := s.worlds.get(sb.ID, tw.Name, created)
 	have := ""
 	if cached != nil {
+		if sb.view.serves(tw.Name, cached.ver) {
+			// The authorization of this call saw this very version.
+			return cached.world, nil
+		}
 		have = strconv.FormatInt(cached.ver, 10)
 	}
 	res, err := readScript.Run(ctx, s.rdb, []string{stateKey(sb.ID, tw.Name)}, have).Slice()

@@ -80,17 +80,17 @@ func (c *worldCache) get(id, twin string, created int64) *worldEntry {
 // newer version of it. world must never change after this.
 func (c *worldCache) put(id, twin string, created, ver int64, doc []byte, world any) {
 	cost := int64(len(doc))*worldCharge + entryOverhead
+	k := worldKey{id, twin}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cost > c.max {
-		return
-	}
-	k := worldKey{id, twin}
 	if old := c.m[k]; old != nil {
 		if old.created == created && old.ver >= ver {
 			return
 		}
 		c.remove(old)
+	}
+	if cost > c.max {
+		return
 	}
 	e := &worldEntry{key: k, created: created, ver: ver, doc: doc, world: world, cost: cost}
 	c.m[k] = e

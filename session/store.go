@@ -35,6 +35,11 @@ type Sandbox struct {
 	AuthHash       string            `json:"auth_hash"`
 	AgentHash      string            `json:"agent_hash"`
 	ProviderHashes map[string]string `json:"provider_hashes"`
+
+	// view is what the store saw of one twin's state in the same round
+	// trip as this record, when it was read to serve a call on that twin
+	// (twinRecordGetter); nil otherwise.
+	view *twinView
 }
 
 // HasTwin reports whether the sandbox runs the twin.
@@ -108,6 +113,16 @@ const DefaultMaxTapeRows = 100_000
 
 // UpdateFunc runs on a twin's world and reports whether it changed it.
 type UpdateFunc func(world any) (mutated bool, err error)
+
+// twinRecordGetter is a Store that can read a sandbox's record for serving
+// a call on one of its twins. The record it returns may carry what the
+// store saw of that twin's state in the same round trip, so that a read
+// made with the record may be served as of that moment, which lies within
+// the call; a write made with the record ends that (see RedisStore). It is
+// optional: a Store without it is read with Get.
+type twinRecordGetter interface {
+	GetForTwin(ctx context.Context, id, twin string) (*Sandbox, error)
+}
 
 // Store keeps sandboxes, twin worlds and tapes. Every backend passes the
 // same conformance suite (storetest).

@@ -1,0 +1,75 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// viewMaxAge bounds how long after the authorization round trip a read may
+// still be served as of it. A call uses its record within milliseconds; the
+// bound only keeps a record held longer than one call (which nothing in
+// Pome does) from serving an old world.
+const viewMaxAge = time.Second
+
+// twinView is the version of one twin's state that RedisStore.GetForTwin
+// saw in the same round trip as the sandbox record, which a call reads
+// just before it runs. Copies of the record share it.
+type twinView struct {
+	twin string
+	ver  int64
+	at   time.Time
+	// ended is set by the first write made with the record: from then on
+	// a read must see that write, so it asks Redis again.
+	ended atomic.Bool
+}
+
+// serves reports whether a read of twin through the record may take the
+// world at version ver without asking Redis: the view saw exactly that
+// version, moments ago, and no write was made with the record since.
+//
+// That read returns the state as of the authorization, which happened
+// after the call began: a write or a Stop or Discard that completed before
+// the call began is seen, and one that completed after the authorization
+// overlaps the call, so answering with the state before it is a correct
+// (linearizable) answer, as it would be had the call run a moment sooner.
+func (v *twinView) serves(twin string, ver int64) bool {
+	return v != nil && v.twin == twin && v.ver == ver && !v.ended.Load() && time.Since(v.at) < viewMaxAge
+}
+
+// end stops the view serving reads (a write was made with the record).
+func (v *twinView) end() {
+	if v != nil {
+		v.ended.Store(true)
+	}
+}
+
+// GetForTwin reads the sandbox record, as Get does, and in the same round
+// trip the version of the twin's state. A read made with the returned
+// record then needs no round trip of its own when this store caches the
+// world at that version (see twinView.serves).
+func (s *RedisStore) GetForTwin(ctx context.Context, id, twin string) (*Sandbox, error) {
+	var meta, ver *redis.StringCmd
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		meta = p.Get(ctx, metaKey(id))
+		ver = p.HGet(ctx, stateKey(id, twin), "ver")
+		return nil
+	}); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	raw, err := meta.Result()
+	if err != nil {
+		return nil, notFound(err)
+	}
+	sb, err := s.decodeMeta(id, raw)
+	if err != nil {
+		return nil, err
+	}
+	if v, err := ver.Int64(); err == nil {
+		sb.view = &twinView{twin: twin, ver: v, at: time.Now()}
+	}
+	return sb, nil
+}

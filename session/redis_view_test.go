@@ -1,0 +1,142 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/session/storetest"
+)
+
+// roundTrips counts the round trips a client makes (a pipeline is one).
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// newCountedRedis returns a store whose round trips are counted.
+func newCountedRedis(t *testing.T) (*session.RedisStore, *roundTrips) {
+	t.Helper()
+	c := newRedisClient(t)
+	rt := &roundTrips{}
+	c.AddHook(rt)
+	s := session.NewRedisStore(c, time.Now)
+	t.Cleanup(func() { s.Close() })
+	return s, rt
+}
+
+// authorize reads the sandbox as the data plane does for a call on alpha.
+func authorize(t *testing.T, s session.Store, sb *session.Sandbox) *session.Sandbox {
+	t.Helper()
+	m := session.NewManager(s, nil, session.Config{}, nil)
+	got, role, err := m.Authorize(context.Background(), sb.ID, "alpha", "auth")
+	if err != nil || role != session.RoleAuth {
+		t.Fatalf("Authorize = %v, %v", role, err)
+	}
+	return got
+}
+
+// TestRedisAuthorizeThenRead: a read right after the call's authorization
+// makes no round trip of its own when the world is cached at the version
+// the authorization saw, and a write costs the lease and the save.
+func TestRedisAuthorizeThenRead(t *testing.T) {
+	ctx := context.Background()
+	s, rt := newCountedRedis(t)
+	sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
+	if _, err := readWorld(t, s, authorize(t, s, sb)); err != nil { // caches
+		t.Fatal(err)
+	}
+	rt.n.Store(0)
+	call := authorize(t, s, sb)
+	if w, err := readWorld(t, s, call); err != nil || w.Counter != 0 {
+		t.Fatalf("read = %+v, %v", w, err)
+	}
+	if n := rt.n.Load(); n != 1 {
+		t.Errorf("authorize + cached read took %d round trips, want 1", n)
+	}
+	rt.n.Store(0)
+	call = authorize(t, s, sb)
+	if err := s.Update(ctx, call, storetest.Alpha, true, storetest.Increment); err != nil {
+		t.Fatal(err)
+	}
+	if n := rt.n.Load(); n != 3 {
+		t.Errorf("authorize + write took %d round trips, want 3", n)
+	}
+	// A later read of the same call must see the call's own write.
+	if w, err := readWorld(t, s, call); err != nil || w.Counter != 1 {
+		t.Errorf("read after the call's write = %+v, %v, want counter 1", w, err)
+	}
+}
+
+// TestRedisAuthorizeSeesOtherReplica: a write or discard another replica
+// completed before a call's authorization is seen by the call's read.
+func TestRedisAuthorizeSeesOtherReplica(t *testing.T) {
+	ctx := context.Background()
+	a, b := newRedis(t, time.Now), newRedis(t, time.Now)
+	sb := createSandbox(t, a, storetest.NewTeam(), time.Hour, "alpha")
+	for i := 1; i <= 3; i++ {
+		if _, err := readWorld(t, a, authorize(t, a, sb)); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Update(ctx, authorize(t, b, sb), storetest.Alpha, true, storetest.Increment); err != nil {
+			t.Fatal(err)
+		}
+		if w, err := readWorld(t, a, authorize(t, a, sb)); err != nil || w.Counter != i {
+			t.Fatalf("round %d: read on a = %+v, %v, want counter %d", i, w, err, i)
+		}
+	}
+	call := authorize(t, a, sb)
+	if err := b.Discard(ctx, sb.ID); err != nil {
+		t.Fatal(err)
+	}
+	m := session.NewManager(a, nil, session.Config{}, nil)
+	if _, _, err := m.Authorize(ctx, sb.ID, "alpha", "auth"); !errors.Is(err, session.ErrDenied) {
+		t.Errorf("Authorize after another replica's discard = %v, want ErrDenied", err)
+	}
+	// A call authorized before the discard overlaps it: the world as of its
+	// authorization is a correct answer, and the view runs out.
+	time.Sleep(1100 * time.Millisecond)
+	if _, err := readWorld(t, a, call); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("read with a record a second old after a discard = %v, want ErrNotFound", err)
+	}
+}
+
+// TestRedisViewEndsWithWrite: once a call wrote, its reads ask Redis even
+// when the cache holds the version the call's authorization saw again (as
+// it does when a reader that fetched that version before the write puts it
+// back after the written world was evicted).
+func TestRedisViewEndsWithWrite(t *testing.T) {
+	ctx := context.Background()
+	s := newRedis(t, time.Now)
+	sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
+	seed, err := readWorld(t, s, sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := authorize(t, s, sb)
+	if err := s.Update(ctx, call, storetest.Alpha, true, storetest.Increment); err != nil {
+		t.Fatal(err)
+	}
+	s.SetWorldCacheBytes(-1) // evicts the written world
+	s.SetWorldCacheBytes(0)
+	s.CacheWorld(sb, "alpha", 1, []byte(`{"counter":0,"items":["seed"]}`), &seed)
+	if w, err := readWorld(t, s, call); err != nil || w.Counter != 1 {
+		t.Errorf("read after the call's write = counter %d, %v, want 1", w.Counter, err)
+	}
+}
