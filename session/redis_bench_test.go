@@ -89,3 +89,30 @@ func BenchmarkRedisAuthorize(b *testing.B) {
 	}
 	_ = tw
 }
+
+// BenchmarkRedisCall measures the store's part of a data-plane call on the
+// GitHub twin: the authorization, then a read or a write.
+func BenchmarkRedisCall(b *testing.B) {
+	s := newRedis(b, time.Now)
+	sb, tw := benchGitHub(b, s)
+	ctx := context.Background()
+	m := session.NewManager(s, nil, session.Config{}, nil)
+	for _, write := range []bool{false, true} {
+		name := "read"
+		if write {
+			name = "write"
+		}
+		fn := func(world any) (bool, error) { return write, nil }
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				call, _, err := m.Authorize(ctx, sb.ID, tw.Name, "auth")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Update(ctx, call, tw, write, fn); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
