@@ -30,6 +30,8 @@ type RedisStore struct {
 	// worlds caches decoded worlds, each used only once Redis confirmed
 	// its version in the round trip of the call (see worldCache).
 	worlds *worldCache
+	// metas saves decoding sandbox records read again unchanged.
+	metas metaCache
 }
 
 const (
@@ -304,16 +306,16 @@ func (s *RedisStore) getMeta(ctx context.Context, id string) (*Sandbox, string, 
 // decodeMeta decodes a stored record, which is gone once its retention
 // passed.
 func (s *RedisStore) decodeMeta(id, raw string) (*Sandbox, error) {
-	var sb Sandbox
-	if err := json.Unmarshal([]byte(raw), &sb); err != nil {
-		return nil, fmt.Errorf("sandbox %s: %w", id, err)
+	sb, err := s.metas.decode(id, raw)
+	if err != nil {
+		return nil, err
 	}
 	// Key expiry runs on the server's clock; agree with this process's
 	// clock too, as the memory store does.
 	if !s.now().Before(sb.RetainUntil) {
 		return nil, ErrNotFound
 	}
-	return &sb, nil
+	return sb, nil
 }
 
 // Get reads the sandbox record; it is gone with its keys.
@@ -431,6 +433,7 @@ func (s *RedisStore) Discard(ctx context.Context, id string) error {
 	for _, t := range sb.Twins {
 		s.worlds.drop(id, t)
 	}
+	s.metas.forget(id)
 	keys := append(sandboxKeys(id, sb.Twins), lockKeys(id, sb.Twins)...)
 	if err := s.rdb.Del(ctx, keys...).Err(); err != nil {
 		return fmt.Errorf("redis discard: %w", err)

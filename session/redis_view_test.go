@@ -140,3 +140,22 @@ func TestRedisViewEndsWithWrite(t *testing.T) {
 		t.Errorf("read after the call's write = counter %d, %v, want 1", w.Counter, err)
 	}
 }
+
+// TestRedisAuthorizeSeesStop: a Stop on another replica is seen by the
+// next authorization on this one, which reads the record every call.
+func TestRedisAuthorizeSeesStop(t *testing.T) {
+	ctx := context.Background()
+	a, b := newRedis(t, time.Now), newRedis(t, time.Now)
+	sb := createSandbox(t, a, storetest.NewTeam(), time.Hour, "alpha")
+	for range 3 {
+		if got := authorize(t, a, sb); got.State != session.StateReady {
+			t.Fatalf("state %q before the stop", got.State)
+		}
+	}
+	if _, err := b.Stop(ctx, sb.ID, time.Now(), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := authorize(t, a, sb); got.State != session.StateStopped || got.StoppedAt == nil {
+		t.Errorf("after another replica's stop: state %q, stopped at %v", got.State, got.StoppedAt)
+	}
+}

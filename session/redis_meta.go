@@ -1,0 +1,90 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+)
+
+// metaCacheEntries bounds the decoded sandbox records a RedisStore keeps:
+// about 1.5 KB each, so some 12 MB at most.
+const metaCacheEntries = 8192
+
+// metaCache keeps sandbox records decoded, keyed by the exact JSON they
+// were decoded from. It saves the decoding only: every call still reads
+// the record from Redis, and a record that changed (a Stop) no longer
+// matches, so nothing is ever answered from it that Redis did not just
+// say.
+type metaCache struct {
+	mu sync.Mutex
+	m  map[string]metaEntry
+}
+
+type metaEntry struct {
+	raw string
+	sb  *Sandbox // never handed out: callers get clones
+}
+
+// decode returns the record encoded as raw, decoded afresh or cloned from
+// the one decoded from the same bytes before.
+func (c *metaCache) decode(id, raw string) (*Sandbox, error) {
+	c.mu.Lock()
+	e, ok := c.m[id]
+	c.mu.Unlock()
+	if ok && e.raw == raw {
+		return e.sb.clone(), nil
+	}
+	var sb Sandbox
+	if err := json.Unmarshal([]byte(raw), &sb); err != nil {
+		return nil, fmt.Errorf("sandbox %s: %w", id, err)
+	}
+	keep := sb.clone()
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]metaEntry{}
+	}
+	if _, ok := c.m[id]; !ok && len(c.m) >= metaCacheEntries {
+		// Evict one entry, whichever the map yields first.
+		for k := range c.m {
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[id] = metaEntry{raw: raw, sb: keep}
+	c.mu.Unlock()
+	return &sb, nil
+}
+
+// forget drops a record (its sandbox was discarded).
+func (c *metaCache) forget(id string) {
+	c.mu.Lock()
+	delete(c.m, id)
+	c.mu.Unlock()
+}
+
+func (c *metaCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+// clone copies the record deeply enough that changing the copy, its
+// slices, maps or times never changes sb. It drops the twin view, which
+// belongs to the call that read sb.
+func (sb *Sandbox) clone() *Sandbox {
+	c := *sb
+	c.Twins = slices.Clone(sb.Twins)
+	c.ProviderHashes = maps.Clone(sb.ProviderHashes)
+	if sb.StoppedAt != nil {
+		t := *sb.StoppedAt
+		c.StoppedAt = &t
+	}
+	if sb.ClockStart != nil {
+		t := *sb.ClockStart
+		c.ClockStart = &t
+	}
+	c.view = nil
+	return &c
+}
