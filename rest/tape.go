@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,7 +33,9 @@ func (s *Server) serveTape(w http.ResponseWriter, r *http.Request, sb *session.S
 		s.followTape(w, r, sb, twin, after)
 		return
 	}
-	rows, err := s.Manager.Store.Tape(r.Context(), sb, twin, after, 0)
+	// Rows are sent on as the store keeps them, encoded: decoding every
+	// row and encoding it again cost most of a long tape's read.
+	rows, err := s.Manager.Store.TapeRaw(r.Context(), sb, twin, after, 0)
 	if err != nil {
 		if errors.Is(err, session.ErrNotFound) {
 			opaque404(w)
@@ -57,18 +60,51 @@ func (s *Server) serveTape(w http.ResponseWriter, r *http.Request, sb *session.S
 	if q.Get("format") == "jsonl" {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		w.WriteHeader(http.StatusOK)
-		enc := json.NewEncoder(w)
-		for i := range rows {
-			enc.Encode(&rows[i])
+		bw := bufio.NewWriterSize(w, 32<<10)
+		for _, row := range rows {
+			bw.Write(row)
+			bw.WriteByte('\n')
 		}
+		bw.Flush()
 		return
 	}
-	body := map[string]any{"session_id": sb.ID, "twin": twin, "rows": rows, "count": len(rows)}
-	if dropped > 0 {
-		body["truncated"] = true
-		body["dropped"] = dropped
+	writeTapeJSON(w, sb.ID, twin, rows, dropped)
+}
+
+// writeTapeJSON writes the JSON tape answer with its keys in the order
+// json.Marshal gives a map (count, dropped, rows, session_id, truncated,
+// twin), streaming the rows rather than building the body in memory.
+func writeTapeJSON(w http.ResponseWriter, sid, twin string, rows [][]byte, dropped int64) {
+	size := 0
+	for _, row := range rows {
+		size += len(row) + 1
 	}
-	writeJSON(w, http.StatusOK, body)
+	head := strconv.AppendInt([]byte(`{"count":`), int64(len(rows)), 10)
+	if dropped > 0 {
+		head = strconv.AppendInt(append(head, `,"dropped":`...), dropped, 10)
+	}
+	head = append(head, `,"rows":[`...)
+	tail, _ := json.Marshal(sid)
+	tail = append([]byte(`],"session_id":`), tail...)
+	if dropped > 0 {
+		tail = append(tail, `,"truncated":true`...)
+	}
+	name, _ := json.Marshal(twin)
+	tail = append(append(append(tail, `,"twin":`...), name...), "}\n"...)
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(head)+max(size-1, 0)+len(tail)))
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 32<<10)
+	bw.Write(head)
+	for i, row := range rows {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.Write(row)
+	}
+	bw.Write(tail)
+	bw.Flush()
 }
 
 func (s *Server) followTape(w http.ResponseWriter, r *http.Request, sb *session.Sandbox, twin string, after int64) {
@@ -88,16 +124,16 @@ func (s *Server) followTape(w http.ResponseWriter, r *http.Request, sb *session.
 	defer tick.Stop()
 	keepAlive := time.Now()
 	for {
-		rows, err := s.Manager.Store.Tape(r.Context(), sb, twin, after, 500)
+		rows, err := s.Manager.Store.TapeRaw(r.Context(), sb, twin, after, 500)
 		if err != nil {
 			fmt.Fprint(w, "event: end\ndata: {\"reason\":\"sandbox gone\"}\n\n")
 			fl.Flush()
 			return
 		}
-		for i := range rows {
-			b, _ := json.Marshal(&rows[i])
-			fmt.Fprintf(w, "id: %d\nevent: row\ndata: %s\n\n", rows[i].Seq, b)
-			after = rows[i].Seq
+		for _, row := range rows {
+			// Rows are paged by position: seq N is the Nth row.
+			after++
+			fmt.Fprintf(w, "id: %d\nevent: row\ndata: %s\n\n", after, row)
 		}
 		if len(rows) > 0 {
 			fl.Flush()

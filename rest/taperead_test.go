@@ -2,8 +2,12 @@ package rest_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -79,5 +83,69 @@ func checkTapeReads(t *testing.T, env *resttest.Env, call func(w, i int) *http.R
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestTapeAnswerIsMarshalOfRows: the tape is streamed from the rows as
+// stored, and must decode exactly as encoding the decoded rows would (JSON
+// and JSON Lines), with an exact Content-Length. (Bytes may differ: bodies
+// kept as sent are not HTML-escaped as json.Marshal would.)
+func TestTapeAnswerIsMarshalOfRows(t *testing.T) {
+	env := resttest.Start(t, github.New(), "")
+	for _, body := range []string{`{"body":"<b>a & b</b> \u2028 ü"}`, `{"body":"plain"}`, `not json`} {
+		env.Do(t, http.MethodPost, "/repos/acme/api/issues/1/comments", "application/json", []byte(body))
+	}
+	env.Do(t, http.MethodGet, "/no/such/route", "", nil)
+	sb, err := env.Server.Manager.Store.Get(context.Background(), env.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := env.Server.Manager.Store.Tape(context.Background(), sb, "github", 0, 0)
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("tape: %d rows, %v", len(rows), err)
+	}
+	get := func(query string) (*http.Response, []byte) {
+		req, _ := http.NewRequest(http.MethodGet, env.APIURL+"/_pome/tape"+query, nil)
+		req.Header.Set("Authorization", "Bearer "+env.AuthToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, b
+	}
+	resp, got := get("")
+	want, _ := json.Marshal(map[string]any{"session_id": env.SessionID, "twin": "github", "rows": rows, "count": len(rows)})
+	sameJSON(t, "tape answer", got, want)
+	if resp.ContentLength != int64(len(got)) {
+		t.Fatalf("Content-Length %d for %d bytes", resp.ContentLength, len(got))
+	}
+	_, got = get("?after=2&format=jsonl")
+	var lines bytes.Buffer
+	enc := json.NewEncoder(&lines)
+	for i := range rows[2:] {
+		enc.Encode(&rows[2+i])
+	}
+	gotLines, wantLines := bytes.Split(bytes.TrimSpace(got), []byte("\n")), bytes.Split(bytes.TrimSpace(lines.Bytes()), []byte("\n"))
+	if len(gotLines) != len(wantLines) || len(gotLines) != 2 {
+		t.Fatalf("JSON Lines after 2: %d lines, want %d (2)", len(gotLines), len(wantLines))
+	}
+	for i := range gotLines {
+		sameJSON(t, fmt.Sprintf("JSON Lines row %d", i+3), gotLines[i], wantLines[i])
+	}
+}
+
+func sameJSON(t *testing.T, what string, got, want []byte) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("%s is not JSON: %v\n%s", what, err, got)
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Fatalf("%s:\n got %s\nwant %s", what, got, want)
 	}
 }

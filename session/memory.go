@@ -433,6 +433,29 @@ func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after 
 	return out, nil
 }
 
+// TapeRaw returns the rows with seq > after as they are kept, encoded
+// (limit <= 0: all). The slices are shared and must not be modified.
+func (s *MemoryStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([][]byte, error) {
+	mt, err := s.twin(sb, twin)
+	if err != nil {
+		return nil, err
+	}
+	mt.settle()
+	after = max(after, 0)
+	mt.tapeMu.Lock()
+	defer mt.tapeMu.Unlock()
+	if after >= int64(len(mt.rows)) {
+		return nil, nil
+	}
+	encs := mt.rows[after:]
+	if limit > 0 && len(encs) > limit {
+		encs = encs[:limit]
+	}
+	// Rows are never modified once appended; the slice header is copied
+	// because appends may move the backing array.
+	return append([][]byte(nil), encs...), nil
+}
+
 func (s *MemoryStore) TapeLen(ctx context.Context, sb *Sandbox, twin string) (int64, int64, error) {
 	mt, err := s.twin(sb, twin)
 	if err != nil {

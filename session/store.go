@@ -160,6 +160,11 @@ type Store interface {
 	// Tape returns the rows with seq > after, oldest first, at most limit
 	// (limit <= 0: all).
 	Tape(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([]tape.Row, error)
+	// TapeRaw is Tape without decoding: each row as the JSON object it is
+	// stored as, which decodes to the row (it is what json.Marshal gives,
+	// except that bodies kept as sent are not HTML-escaped). Callers must
+	// not modify them.
+	TapeRaw(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([][]byte, error)
 	// TapeLen reports how many rows the twin's tape keeps and how many
 	// calls it has counted; they differ once the tape reached the store's
 	// cap (rows past it are counted, never stored).

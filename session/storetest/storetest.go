@@ -703,6 +703,10 @@ func testNotFound(t *testing.T, f *fixture) {
 	mustNotFound(t, "Seed(other twin)", err)
 	_, err = f.s.Tape(f.ctx, sb, "beta", 0, 0)
 	mustNotFound(t, "Tape(other twin)", err)
+	_, err = f.s.TapeRaw(f.ctx, sb, "beta", 0, 0)
+	mustNotFound(t, "TapeRaw(other twin)", err)
+	_, err = f.s.TapeRaw(f.ctx, ghost, "alpha", 0, 0)
+	mustNotFound(t, "TapeRaw(unknown)", err)
 	_, err = f.s.Append(f.ctx, sb, NewRow(sb, "beta", "/b"))
 	mustNotFound(t, "Append(other twin)", err)
 	mustNotFound(t, "Update(other twin)", f.s.Update(f.ctx, sb, Beta, true, Increment))
@@ -710,6 +714,9 @@ func testNotFound(t *testing.T, f *fixture) {
 	rows, err := f.s.Tape(f.ctx, sb, "alpha", 0, 0)
 	if err != nil || len(rows) != 0 {
 		t.Errorf("Tape(fresh twin) = %v, %v; want no rows", rows, err)
+	}
+	if raw, err := f.s.TapeRaw(f.ctx, sb, "alpha", 0, 0); err != nil || len(raw) != 0 {
+		t.Errorf("TapeRaw(fresh twin) = %q, %v; want no rows", raw, err)
 	}
 }
 
@@ -986,6 +993,19 @@ func testTapePaging(t *testing.T, f *fixture) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("Tape(after %d, limit %d) = %v, want %v", c.after, c.limit, got, c.want)
 		}
+		// TapeRaw pages alike and holds each row as json.Marshal encodes it.
+		raw, err := f.s.TapeRaw(f.ctx, sb, "alpha", c.after, c.limit)
+		if err != nil {
+			t.Fatalf("TapeRaw(%d, %d): %v", c.after, c.limit, err)
+		}
+		if len(raw) != len(rows) {
+			t.Fatalf("TapeRaw(after %d, limit %d) has %d rows, Tape %d", c.after, c.limit, len(raw), len(rows))
+		}
+		for i := range raw {
+			if want := asJSON(t, rows[i]); string(raw[i]) != want {
+				t.Errorf("TapeRaw row %d = %s\nwant %s", rows[i].Seq, raw[i], want)
+			}
+		}
 	}
 }
 
@@ -1014,9 +1034,16 @@ func testTapeRows(t *testing.T, f *fixture) {
 	if len(rows) != 2 {
 		t.Fatalf("tape has %d rows, want 2", len(rows))
 	}
+	raw, err := f.s.TapeRaw(f.ctx, sb, "alpha", 0, 0)
+	if err != nil || len(raw) != 2 {
+		t.Fatalf("TapeRaw = %d rows, %v; want 2", len(raw), err)
+	}
 	for i := range rows {
 		if got, exp := asJSON(t, rows[i]), asJSON(t, want[i]); got != exp {
 			t.Errorf("row %d = %s\nwant %s", i+1, got, exp)
+		}
+		if exp := asJSON(t, want[i]); string(raw[i]) != exp {
+			t.Errorf("raw row %d = %s\nwant %s", i+1, raw[i], exp)
 		}
 	}
 }
