@@ -207,6 +207,10 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 
+	if cfg.wants(NameHealthz) && ctx.Err() == nil {
+		rep.Scenarios = append(rep.Scenarios, measure(pome.HealthzScenario(), opt, cfg.Warmup))
+	}
+
 	if cfg.wants(NameCreate) && ctx.Err() == nil {
 		var made []string
 		copt := opt

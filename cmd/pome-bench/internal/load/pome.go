@@ -251,6 +251,7 @@ func (p *Pome) CreateScenario(twins []string, made *[]string) Scenario {
 // Scenario names, as printed and as accepted by --scenarios.
 const (
 	NameBaseline     = "baseline"
+	NameHealthz      = "server_healthz"
 	NameCreate       = "sandbox_create"
 	NameGetIssue     = "github_get_issue"
 	NamePostComment  = "github_post_comment"
@@ -259,12 +260,26 @@ const (
 )
 
 // AllScenarios is every scenario in the order they run.
-var AllScenarios = []string{NameBaseline, NameCreate, NameGetIssue, NamePostComment, NamePostMessage, NameMCPToolsCall}
+var AllScenarios = []string{NameBaseline, NameHealthz, NameCreate, NameGetIssue, NamePostComment, NamePostMessage, NameMCPToolsCall}
 
 // MCPProtocolVersion is the MCP-Protocol-Version header sent with tools/call:
 // the newest revision that released clients speak. Pome's MCP endpoint is
 // stateless, so a tools/call needs no initialize before it.
 const MCPProtocolVersion = "2025-11-25"
+
+// HealthzScenario is GET /healthz on the Pome server: a handler that does
+// almost nothing, so its cost is the server's floor (net/http, the router,
+// a small JSON answer) to set the twin calls' costs against.
+func (p *Pome) HealthzScenario() Scenario {
+	u := p.Server.JoinPath("/healthz").String()
+	return Scenario{
+		Name: NameHealthz,
+		Next: func(ctx context.Context, _, _ int) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		},
+		Check: expectStatus(http.StatusOK),
+	}
+}
 
 // mcpIssueRead is the JSON-RPC body of the MCP scenario.
 var mcpIssueRead = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"issue_read","arguments":{"owner":"acme","repo":"api","issue_number":1,"method":"get"}}}`)
