@@ -186,11 +186,14 @@ return {ver, redis.call('HGET', KEYS[2], 'doc')}
 // saveScript stores a twin's world if its version is still the one the
 // update read, and drops the writer's lease in the same round trip. A writer
 // whose lease lapsed mid-update gets 0 and reruns instead of overwriting a
-// newer state. A save returns the version it stored the document at, which
-// is exactly one past the version read.
+// newer state, as does one while another writer holds the lease (a writer
+// that saves without a lease passes an empty token). A save returns the
+// version it stored the document at, which is exactly one past the version
+// read.
 // KEYS: meta, state, lock. ARGV: version read, document, lease token.
 var saveScript = redis.NewScript(luaExpiry + `
-if redis.call('GET', KEYS[3]) == ARGV[3] then redis.call('DEL', KEYS[3]) end
+local holder = redis.call('GET', KEYS[3])
+if holder == ARGV[3] then redis.call('DEL', KEYS[3]) elseif holder then return 0 end
 local at = expiry(KEYS[1])
 if at == -2 then return -1 end
 if at < 0 then return redis.error_reply('sandbox meta without expiry') end
@@ -466,6 +469,13 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 		return err
 	}
 
+	// When this call's authorization saw the version this process has
+	// cached, the write may start from it without a lease (see
+	// writeUnleased).
+	var seen *worldEntry
+	if e := s.worlds.get(sb.ID, tw.Name, sb.CreatedAt.UnixNano()); e != nil && sb.view.serves(tw.Name, e.ver) {
+		seen = e
+	}
 	// A read made with sb after this write must see it.
 	sb.view.end()
 	// Writers of one process queue here, so only one of them at a time
@@ -475,11 +485,69 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 		return err
 	}
 	defer unlock()
+	if seen != nil {
+		if saved, err := s.writeUnleased(ctx, sb, tw, seen, fn); saved || err != nil {
+			return err
+		}
+	}
 	for {
 		saved, err := s.writeOnce(ctx, sb, tw, fn)
 		if saved || err != nil {
 			return err
 		}
+	}
+}
+
+// writeUnleased runs fn on a private copy of the cached world e, which the
+// call's authorization saw as the stored version moments ago, and saves it
+// without taking the lease first: a write with no contention then costs
+// one round trip instead of two. The save still checks, in its one script,
+// that the version is e's and that no writer holds the lease, so it can
+// never overwrite a newer state nor save in the middle of a leased update;
+// when it reports false the caller reruns fn the ordinary way.
+func (s *RedisStore) writeUnleased(ctx context.Context, sb *Sandbox, tw *twins.Twin, e *worldEntry, fn UpdateFunc) (bool, error) {
+	world, err := tw.DecodeWorld(e.doc)
+	if err != nil {
+		return false, fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	mutated, fnErr := fn(world)
+	if !mutated {
+		return true, fnErr
+	}
+	return s.save(ctx, sb, tw, e.ver, world, "", fnErr)
+}
+
+// save stores the world fn changed, read at version ver, under the lease
+// token (empty: none held), and caches it at the version it was saved at.
+// It reports false when the version moved on or another writer holds the
+// lease, and returns fnErr once saved.
+func (s *RedisStore) save(ctx context.Context, sb *Sandbox, tw *twins.Twin, ver int64, world any, token string, fnErr error) (bool, error) {
+	// A mutated world is saved even when fn failed: some vendor calls fail
+	// and still change state (a declined card leaves a failed charge).
+	out, err := json.Marshal(world)
+	if err != nil {
+		return false, fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	keys := []string{metaKey(sb.ID), stateKey(sb.ID, tw.Name), lockKey(sb.ID, tw.Name)}
+	res, err := saveScript.Run(ctx, s.rdb, keys, strconv.FormatInt(ver, 10), out, token).Int64()
+	if err != nil {
+		return false, fmt.Errorf("redis save: %w", err)
+	}
+	switch {
+	case res == ver+1:
+		// The document just saved is the state at res, and this world is
+		// fn's last use of it: from here on it is shared, read-only.
+		s.worlds.put(sb.ID, tw.Name, sb.CreatedAt.UnixNano(), res, out, world)
+		return true, fnErr
+	case res > 0:
+		// Saved, but at a version this code did not expect (a replica of
+		// another version?): cache nothing rather than guess.
+		s.worlds.drop(sb.ID, tw.Name)
+		return true, fnErr
+	case res == 0:
+		return false, nil
+	default:
+		return false, ErrNotFound
 	}
 }
 
@@ -585,33 +653,13 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	if !mutated {
 		return true, fnErr
 	}
-	// A mutated world is saved even when fn failed: some vendor calls fail
-	// and still change state (a declined card leaves a failed charge).
-	out, err := json.Marshal(world)
-	if err != nil {
-		return false, fmt.Errorf("%s state: %w", tw.Name, err)
+	// The save drops the lease whatever it answers (unless it failed to
+	// reach Redis, when the release below tries again).
+	saved, err := s.save(ctx, sb, tw, ver, world, token, fnErr)
+	if err == nil || errors.Is(err, ErrNotFound) {
+		held = false
 	}
-	res, err := saveScript.Run(ctx, s.rdb, []string{metaKey(sb.ID), key, lock}, strconv.FormatInt(ver, 10), out, token).Int64()
-	if err != nil {
-		return false, fmt.Errorf("redis save: %w", err)
-	}
-	held = false
-	switch {
-	case res == ver+1:
-		// The document just saved is the state at res, and this world is
-		// fn's last use of it: from here on it is shared, read-only.
-		s.worlds.put(sb.ID, tw.Name, created, res, out, world)
-		return true, fnErr
-	case res > 0:
-		// Saved, but at a version this code did not expect (a replica of
-		// another version?): cache nothing rather than guess.
-		s.worlds.drop(sb.ID, tw.Name)
-		return true, fnErr
-	case res == 0:
-		return false, nil
-	default:
-		return false, ErrNotFound
-	}
+	return saved, err
 }
 
 // lockRead takes the twin's Redis lease, waiting while another replica
