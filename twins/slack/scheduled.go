@@ -144,8 +144,7 @@ func (w *World) deliver(nowUnix int64) (*World, map[*Message]int) {
 				}
 			}
 		}
-		c.Messages = append(c.Messages, m)
-		sortMessages(c.Messages)
+		c.insert(m) // c is this call's own copy
 		if parent != nil {
 			c.refreshParent(parent.TS)
 		}

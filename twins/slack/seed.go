@@ -530,6 +530,16 @@ func (b *builder) addFile(i int, sf *SeedFile) error {
 func (b *builder) addMessages(i int, sc *SeedChannel) error {
 	w := b.w
 	ch := w.Channels[i]
+	// Messages are collected in seed order and sorted once: a stable sort
+	// of that sequence is exactly what inserting them one at a time (each
+	// after every message with the same ts or earlier) gives. Each ts is
+	// checked against the ts already used, as looking it up in the channel
+	// would.
+	used := make(map[string]bool, len(ch.Messages)+len(sc.Messages))
+	for _, m := range ch.Messages {
+		used[m.TS] = true
+	}
+	parents := make([]*Message, 0, len(sc.Messages))
 	for j := range sc.Messages {
 		sm := &sc.Messages[j]
 		p := twins.Pointer("channels", i, "messages", j)
@@ -537,10 +547,12 @@ func (b *builder) addMessages(i int, sc *SeedChannel) error {
 		if err != nil {
 			return err
 		}
-		if ch.message(m.TS) != nil {
+		if used[m.TS] {
 			return twins.SeedErrorf(p+"/ts", "ts %q is already used in this channel", m.TS)
 		}
-		ch.insert(m)
+		used[m.TS] = true
+		ch.Messages = append(ch.Messages, m)
+		parents = append(parents, m)
 		for k := range sm.Replies {
 			rp := p + twins.Pointer("replies", k)
 			if len(sm.Replies[k].Replies) > 0 {
@@ -550,12 +562,30 @@ func (b *builder) addMessages(i int, sc *SeedChannel) error {
 			if err != nil {
 				return err
 			}
-			if ch.message(r.TS) != nil {
+			if used[r.TS] {
 				return twins.SeedErrorf(rp+"/ts", "ts %q is already used in this channel", r.TS)
 			}
-			ch.insert(r)
+			used[r.TS] = true
+			ch.Messages = append(ch.Messages, r)
 		}
-		ch.refreshThread(m.TS)
+	}
+	sortMessages(ch.Messages)
+	ch.ordered = true
+	// Thread fields, as refreshThread sets them, from each parent's replies
+	// in ts order. A seed's ts are unique in the channel, so each reply
+	// belongs to the one parent whose ts it names.
+	threads := map[string][]*Message{}
+	for _, m := range ch.Messages {
+		if m.isReply() {
+			threads[m.ThreadTS] = append(threads[m.ThreadTS], m)
+		}
+	}
+	for _, p := range parents {
+		rs := threads[p.TS]
+		setThread(p, rs)
+		for _, r := range rs {
+			r.ParentUserID = p.User
+		}
 	}
 	// Keep the clock ahead of every seeded message.
 	for _, m := range ch.Messages {

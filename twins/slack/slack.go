@@ -8,7 +8,16 @@ import (
 
 // New returns the Slack twin.
 func New() *twins.Twin {
-	newWorld, decode := twins.WorldCodec(build)
+	newWorld, decodeJSON := twins.WorldCodec(build)
+	// A decoded world gets the indexes the state document leaves out.
+	decode := func(data []byte) (any, error) {
+		w, err := decodeJSON(data)
+		if err != nil {
+			return nil, err
+		}
+		w.(*World).indexMessages()
+		return w, nil
+	}
 	return (&twins.Twin{
 		Name:  "slack",
 		Title: "Slack",

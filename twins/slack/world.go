@@ -1,10 +1,12 @@
 package slack
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,6 +141,15 @@ type Channel struct {
 	Messages  []*Message  `json:"messages"`
 	Bookmarks []*Bookmark `json:"bookmarks"`
 	Pins      []*Pin      `json:"pins"`
+
+	// ordered is true when Messages are known to be in the order
+	// sortMessages leaves them (ascending ts, equal ts in insertion order),
+	// so a lookup by ts can binary search, the newest ts is the last one and
+	// an insert finds its place without re-sorting. It is not part of the
+	// state document: the twin's decoder and the seed set it, and insert
+	// sets it (in write paths only: reads run concurrently on one world).
+	// Reads only look at it; false means "scan", which is always correct.
+	ordered bool
 }
 
 // Topic is a channel topic or purpose.
@@ -352,10 +363,8 @@ func (w *World) nextTS(ctx context.Context, ch *Channel) string {
 	now := twins.EnvFrom(ctx).Now().UnixMicro()
 	floor := w.LastTS
 	if ch != nil {
-		for _, m := range ch.Messages {
-			if us, ok := parseTS(m.TS); ok && us > floor {
-				floor = us
-			}
+		if us, ok := ch.latestTS(); ok && us > floor {
+			floor = us
 		}
 	}
 	if now <= floor {
@@ -442,8 +451,49 @@ func (c *Channel) visibleTo(user string) bool {
 	return c.Type == TypePublic || c.isMember(user)
 }
 
-// message finds a message or reply of ch by ts.
+// tsKey is the ts a message is ordered by, in microseconds; a ts that does
+// not parse orders as 0.
+func tsKey(ts string) int64 {
+	us, _ := parseTS(ts)
+	return us
+}
+
+// latestTS returns the greatest ts of ch's messages that parses, and false
+// when none does.
+func (c *Channel) latestTS() (int64, bool) {
+	if n := len(c.Messages); c.ordered && n > 0 {
+		// The last message has the greatest key; when it parses, no
+		// message that parses is later.
+		if us, ok := parseTS(c.Messages[n-1].TS); ok {
+			return us, true
+		}
+	}
+	var max int64
+	found := false
+	for _, m := range c.Messages {
+		if us, ok := parseTS(m.TS); ok && (!found || us > max) {
+			max, found = us, true
+		}
+	}
+	return max, found
+}
+
+// message finds a message or reply of ch by ts: the first one in Messages
+// with exactly that ts.
 func (c *Channel) message(ts string) *Message {
+	if c.ordered {
+		// Messages with the same ts have the same key, so they all lie in
+		// the run of that key, in their order in Messages.
+		k := tsKey(ts)
+		ms := c.Messages
+		i := sort.Search(len(ms), func(i int) bool { return tsKey(ms[i].TS) >= k })
+		for ; i < len(ms) && tsKey(ms[i].TS) == k; i++ {
+			if ms[i].TS == ts {
+				return ms[i]
+			}
+		}
+		return nil
+	}
 	for _, m := range c.Messages {
 		if m.TS == ts {
 			return m
@@ -452,18 +502,71 @@ func (c *Channel) message(ts string) *Message {
 	return nil
 }
 
-// insert adds m keeping messages ordered by ts.
+// insert adds m keeping messages ordered by ts, after every message with
+// the same ts: exactly where appending and stable-sorting puts it. It runs
+// in write paths only (it may set ordered).
 func (c *Channel) insert(m *Message) {
-	c.Messages = append(c.Messages, m)
-	sortMessages(c.Messages)
+	if !c.ordered {
+		if !messagesOrdered(c.Messages) {
+			c.Messages = append(c.Messages, m)
+			sortMessages(c.Messages)
+			c.ordered = true
+			return
+		}
+		c.ordered = true
+	}
+	k := tsKey(m.TS)
+	ms := c.Messages
+	n := len(ms)
+	if n == 0 || tsKey(ms[n-1].TS) <= k {
+		// A new message is later than every other: the usual case.
+		c.Messages = append(ms, m)
+		return
+	}
+	i := sort.Search(n, func(i int) bool { return tsKey(ms[i].TS) > k })
+	ms = append(ms, nil)
+	copy(ms[i+1:], ms[i:n])
+	ms[i] = m
+	c.Messages = ms
 }
 
+// messagesOrdered reports whether ms are in ts order.
+func messagesOrdered(ms []*Message) bool {
+	var prev int64
+	for i, m := range ms {
+		k := tsKey(m.TS)
+		if i > 0 && k < prev {
+			return false
+		}
+		prev = k
+	}
+	return true
+}
+
+// sortMessages orders ms by ts, keeping messages with the same ts in their
+// order. Each ts is parsed once.
 func sortMessages(ms []*Message) {
-	sort.SliceStable(ms, func(i, j int) bool {
-		a, _ := parseTS(ms[i].TS)
-		b, _ := parseTS(ms[j].TS)
-		return a < b
-	})
+	type keyed struct {
+		key int64
+		m   *Message
+	}
+	ks := make([]keyed, len(ms))
+	for i, m := range ms {
+		ks[i] = keyed{tsKey(m.TS), m}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	for i, k := range ks {
+		ms[i] = k.m
+	}
+}
+
+// indexMessages records which channels' messages are in ts order. The
+// twin's decoder calls it on every world it decodes, before any action
+// sees the world.
+func (w *World) indexMessages() {
+	for _, c := range w.Channels {
+		c.ordered = messagesOrdered(c.Messages)
+	}
 }
 
 // replies returns the replies of the thread rooted at parent, oldest first.
@@ -496,11 +599,17 @@ func (c *Channel) refreshParent(parentTS string) *Message {
 	if p == nil {
 		return nil
 	}
-	rs := c.replies(parentTS)
+	setThread(p, c.replies(parentTS))
+	return p
+}
+
+// setThread sets a thread parent's reply fields from its replies rs,
+// oldest first.
+func setThread(p *Message, rs []*Message) {
 	p.ReplyCount, p.ReplyUsersCount, p.ReplyUsers, p.LatestReply = 0, 0, nil, ""
 	if len(rs) == 0 {
 		p.ThreadTS = ""
-		return p
+		return
 	}
 	p.ThreadTS = p.TS
 	p.ReplyCount = len(rs)
@@ -517,7 +626,6 @@ func (c *Channel) refreshParent(parentTS string) *Message {
 	}
 	p.ReplyUsersCount = len(p.ReplyUsers)
 	p.LatestReply = rs[len(rs)-1].TS
-	return p
 }
 
 // file finds a file by id.
