@@ -10,7 +10,16 @@ import (
 // New returns the GitHub twin: its actions (github-mcp-server tool names,
 // bound to GitHub's REST paths), its checks and its world.
 func New() *twins.Twin {
-	newWorldFn, decode := twins.WorldCodec(newWorld)
+	newWorldFn, decodeJSON := twins.WorldCodec(newWorld)
+	// A decoded world gets the indexes the state document leaves out.
+	decode := func(data []byte) (any, error) {
+		w, err := decodeJSON(data)
+		if err != nil {
+			return nil, err
+		}
+		w.(*World).indexIssues()
+		return w, nil
+	}
 	return (&twins.Twin{
 		Name:        "github",
 		Title:       "GitHub",

@@ -304,7 +304,7 @@ var issueWrite = twins.New(twins.Spec{
 			is.Body = *in.Body
 		}
 		r.NextNumber++
-		r.Issues = append(r.Issues, is)
+		r.addIssue(is)
 		p.title = nil
 		applyIssuePatch(w, r, is, p, now)
 		return newView(ctx, w).issue(r, is), nil
@@ -544,7 +544,7 @@ var addIssueComment = twins.New(twins.Spec{
 	}
 	now := twins.EnvFrom(ctx).Now().UTC()
 	c := &Comment{ID: w.nextID(), User: w.Me, Body: in.Body, CreatedAt: now, UpdatedAt: now}
-	is.Comments = append(is.Comments, c)
+	r.addComment(is, c)
 	is.UpdatedAt = now
 	return newView(ctx, w).comment(r, is, c), nil
 })

@@ -13,6 +13,18 @@ import (
 
 // findComment locates an issue comment by id anywhere in the repository.
 func (r *Repo) findComment(id int64) (*Issue, int) {
+	if r.commentIssue != nil {
+		is := r.commentIssue[id]
+		if is == nil {
+			return nil, -1
+		}
+		for i, c := range is.Comments {
+			if c.ID == id {
+				return is, i
+			}
+		}
+		return nil, -1
+	}
 	for _, is := range r.Issues {
 		for i, c := range is.Comments {
 			if c.ID == id {
@@ -87,11 +99,11 @@ var deleteIssueComment = twins.New(twins.Spec{
 	Effect:      twins.Destructive,
 	Bindings:    []twins.Binding{{Method: "DELETE", Path: commentPath, Status: 204, Shape: noBody}},
 }, func(ctx context.Context, w *World, in IssueCommentIn) (*struct{}, error) {
-	_, is, i, err := w.commentOf(in.Owner, in.Repo, in.CommentID)
+	r, is, i, err := w.commentOf(in.Owner, in.Repo, in.CommentID)
 	if err != nil {
 		return nil, err
 	}
-	is.Comments = append(is.Comments[:i], is.Comments[i+1:]...)
+	r.removeComment(is, i)
 	return &struct{}{}, nil
 })
 

@@ -413,7 +413,7 @@ var createPullRequest = twins.New(twins.Spec{
 		Pull: &Pull{Head: hb.Name, Base: bb.Name, Draft: in.Draft, HeadSHA: hb.SHA, BaseSHA: bb.SHA,
 			RequestedReviewers: reviewers, Reviews: []*Review{}, ReviewComments: []*ReviewComment{}}}
 	r.NextNumber++
-	r.Issues = append(r.Issues, is)
+	r.addIssue(is)
 	for _, rv := range reviewers {
 		is.Events = append(is.Events, &Event{ID: w.nextID(), Event: "review_requested", Actor: w.Me, CreatedAt: now, Assignee: rv})
 	}

@@ -297,6 +297,7 @@ func buildWorld(ctx context.Context, s *Seed) (*World, error) {
 			return nil, err
 		}
 	}
+	w.indexIssues()
 	return w, nil
 }
 

@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/hex"
@@ -80,6 +81,20 @@ type Repo struct {
 	CheckRuns []*CheckRun       `json:"check_runs"`
 	Tags      []*Tag            `json:"tags"`
 	Releases  []*Release        `json:"releases"`
+
+	// Indexes, not part of the state document. The twin's decoder, the
+	// seed and emptyRepo build them (indexIssues); the write paths that add
+	// or remove issues and comments keep them current (addIssue,
+	// addComment, removeComment). Reads only look at them, since reads run
+	// concurrently on one world; a missing index means "scan", which is
+	// always correct.
+	//
+	// issuesSorted is true when Issues are known to be in strictly
+	// ascending number order, so issueIndex can binary search.
+	issuesSorted bool
+	// commentIssue maps every issue comment id to its issue, when those
+	// ids are unique in the repository; nil otherwise.
+	commentIssue map[int64]*Issue
 }
 
 // FullName is "owner/name".
@@ -308,13 +323,98 @@ func (w *World) repo(owner, name string) (*Repo, error) {
 	return r, nil
 }
 
+// issueIndex finds an issue or pull request by number, and its index (for
+// state paths): the first in Issues with that number.
 func (r *Repo) issueIndex(number int) (*Issue, int) {
+	if r.issuesSorted {
+		i, found := sort.Find(len(r.Issues), func(i int) int { return cmp.Compare(number, r.Issues[i].Number) })
+		if found {
+			return r.Issues[i], i
+		}
+		return nil, -1
+	}
 	for i, is := range r.Issues {
 		if is.Number == number {
 			return is, i
 		}
 	}
 	return nil, -1
+}
+
+// issuesAscending reports whether issues are in strictly ascending number
+// order.
+func issuesAscending(issues []*Issue) bool {
+	for i := 1; i < len(issues); i++ {
+		if issues[i].Number <= issues[i-1].Number {
+			return false
+		}
+	}
+	return true
+}
+
+// indexIssues builds r's issue and comment indexes from scratch.
+func (r *Repo) indexIssues() {
+	r.issuesSorted = issuesAscending(r.Issues)
+	r.commentIssue = map[int64]*Issue{}
+	for _, is := range r.Issues {
+		for _, c := range is.Comments {
+			if _, dup := r.commentIssue[c.ID]; dup {
+				r.commentIssue = nil
+				return
+			}
+			r.commentIssue[c.ID] = is
+		}
+	}
+}
+
+// indexIssues builds every repository's indexes; the twin's decoder calls
+// it on every world it decodes.
+func (w *World) indexIssues() {
+	for _, r := range w.Repos {
+		r.indexIssues()
+	}
+}
+
+// addIssue appends a new issue or pull request (with its comments) to r,
+// keeping r's indexes current. Write paths only.
+func (r *Repo) addIssue(is *Issue) {
+	if n := len(r.Issues); n > 0 && r.Issues[n-1].Number >= is.Number {
+		r.issuesSorted = false
+	}
+	r.Issues = append(r.Issues, is)
+	for _, c := range is.Comments {
+		r.indexComment(is, c)
+	}
+}
+
+// addComment appends a comment to is, an issue of r, keeping r's index
+// current. Write paths only.
+func (r *Repo) addComment(is *Issue, c *Comment) {
+	is.Comments = append(is.Comments, c)
+	r.indexComment(is, c)
+}
+
+func (r *Repo) indexComment(is *Issue, c *Comment) {
+	if r.commentIssue == nil {
+		return
+	}
+	if _, dup := r.commentIssue[c.ID]; dup {
+		// Ids are no longer unique; findComment scans from now on.
+		r.commentIssue = nil
+		return
+	}
+	r.commentIssue[c.ID] = is
+}
+
+// removeComment removes the i-th comment of is, an issue of r, keeping r's
+// index current. Write paths only.
+func (r *Repo) removeComment(is *Issue, i int) {
+	id := is.Comments[i].ID
+	is.Comments = append(is.Comments[:i], is.Comments[i+1:]...)
+	if r.commentIssue != nil {
+		// The index holds only unique ids, so no other comment has it.
+		delete(r.commentIssue, id)
+	}
 }
 
 // issue returns an issue or pull request by number, or GitHub's 404.
