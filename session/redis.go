@@ -63,9 +63,9 @@ func NewRedisStore(client redis.UniversalClient, now func() time.Time) *RedisSto
 
 // SetWorldCacheBytes bounds the decoded worlds the store keeps in process
 // to about n bytes (0: DefaultWorldCacheBytes; < 0: cache nothing, so every
-// call moves and decodes the whole world). Each world is charged twice its
-// document's length, for the document and its decoded form; the least
-// recently used worlds go first.
+// call moves and decodes the whole world). Each world is charged three
+// times its document's length, for the document and its decoded form; the
+// least recently used worlds go first.
 func (s *RedisStore) SetWorldCacheBytes(n int64) {
 	if n == 0 {
 		n = DefaultWorldCacheBytes
