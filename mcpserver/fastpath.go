@@ -99,19 +99,20 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	taped := &mcp.CallToolParamsRaw{Name: params.Name, Arguments: params.Arguments}
-	// Where the store allows it the answer leaves first and the row
-	// follows; tape reads wait for it (session.Manager.HoldTape).
-	if release, ok := f.m.HoldTape(p.Sandbox, f.tw.Name); ok {
+	took := time.Since(start)
+	// Where the store allows it the call takes its place on the tape now,
+	// the answer leaves, and the row follows (session.Manager.ReserveTape).
+	slot, reserved := f.m.ReserveTape(p.Sandbox, f.tw.Name)
+	if reserved {
 		writeResult(w, out)
 		if fl, ok := w.(http.Flusher); ok {
 			fl.Flush()
 		}
-		defer release()
-		record(ctx, f.m, f.tw, p, call, start, "tools/call", params.Name, taped, res, tapedBody, nil)
-		return
 	}
-	record(ctx, f.m, f.tw, p, call, start, "tools/call", params.Name, taped, res, tapedBody, nil)
-	writeResult(w, out)
+	record(ctx, f.m, f.tw, p, call, start, took, slot, "tools/call", params.Name, taped, res, tapedBody, nil)
+	if !reserved {
+		writeResult(w, out)
+	}
 }
 
 func writeResult(w http.ResponseWriter, out []byte) {

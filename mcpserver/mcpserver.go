@@ -138,16 +138,17 @@ func recordMiddleware(m *session.Manager, tw *twins.Twin) mcp.Middleware {
 					tool = params.Name
 				}
 			}
-			record(ctx, m, tw, p, call, start, method, tool, req.GetParams(), res, nil, err)
+			record(ctx, m, tw, p, call, start, time.Since(start), nil, method, tool, req.GetParams(), res, nil, err)
 			return res, err
 		}
 	}
 }
 
-// record appends the tape row of one MCP request. tapedBody, when not nil,
-// is the row's response body already encoded (encodeToolResult).
+// record writes the tape row of one MCP request: at slot when the call
+// reserved one, else appended. tapedBody, when not nil, is the row's
+// response body already encoded (encodeToolResult).
 func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.Principal, call *twins.Call,
-	start time.Time, method, tool string, params any, res mcp.Result, tapedBody []byte, err error) {
+	start time.Time, took time.Duration, slot *session.TapeSlot, method, tool string, params any, res mcp.Result, tapedBody []byte, err error) {
 	row := &tape.Row{
 		At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportMCP,
 		Method: http.MethodPost, Path: p.Path, MCPMethod: method, Status: http.StatusOK,
@@ -157,7 +158,7 @@ func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.
 			Query:   map[string]string{},
 			Headers: tape.RedactHeaders(p.Header),
 		},
-		LatencyUS: time.Since(start).Microseconds(),
+		LatencyUS: took.Microseconds(),
 	}
 	if _, known := tw.Action(tool); known {
 		row.Tool = &tool
@@ -187,7 +188,7 @@ func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.
 	}
 	// A tape append that fails must not fail the call the agent made; the
 	// store reports it through its own errors.
-	_ = m.Record(ctx, p.Sandbox, row)
+	_ = m.RecordIn(ctx, slot, p.Sandbox, row)
 }
 
 func marshalRedacted(v any) json.RawMessage {

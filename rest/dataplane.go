@@ -162,8 +162,8 @@ func (d *dataPlane) serveRoot(w http.ResponseWriter, r *http.Request) bool {
 // serveTaped runs h and records one REST tape row for it. A body cut at
 // the request limit is taped as a truncation marker even when the limit is
 // under the tape's own, so the tape never shows a cut body as if complete.
-// Where the store allows it (HoldTape), the response is sent before the row
-// is appended.
+// Where the store allows it (ReserveTape), the response is sent before the
+// row is built and written.
 func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *http.Request, tw *twins.Twin, p *session.Principal, body []byte, tooLarge bool, h http.HandlerFunc) {
 	start := time.Now()
 	ctx, call := twins.WithCall(ctx)
@@ -178,6 +178,13 @@ func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *ht
 		}
 	}
 	h(rec, r.WithContext(ctx))
+	took := time.Since(start)
+	// Where the store allows it, the call takes its place on the tape now
+	// and the answer leaves before the row is built and written.
+	slot, reserved := d.srv.Manager.ReserveTape(p.Sandbox, tw.Name)
+	if reserved {
+		rec.Flush()
+	}
 	row := &tape.Row{
 		At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportREST,
 		Method: r.Method, Path: r.URL.Path, Status: rec.status, StateMutation: call.Mutated(),
@@ -187,7 +194,7 @@ func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *ht
 			Headers: tape.RedactHeaders(r.Header),
 		},
 		Response:   tape.Response{Body: tape.Scrub(rec.responseBody(), p.Token)},
-		LatencyUS:  time.Since(start).Microseconds(),
+		LatencyUS:  took.Microseconds(),
 		StateDelta: tape.Scrub(tape.Truncate(call.Delta()), p.Token),
 	}
 	if tooLarge {
@@ -196,11 +203,7 @@ func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *ht
 	if name := call.Tool(); name != "" {
 		row.Tool = &name
 	}
-	if release, ok := d.srv.Manager.HoldTape(p.Sandbox, tw.Name); ok {
-		rec.Flush()
-		defer release()
-	}
-	if err := d.srv.Manager.Record(ctx, p.Sandbox, row); err != nil {
+	if err := d.srv.Manager.RecordIn(ctx, slot, p.Sandbox, row); err != nil {
 		d.srv.log().Error("tape append failed", "sandbox", p.Sandbox.ID, "twin", tw.Name, "err", err)
 	}
 }

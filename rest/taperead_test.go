@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -147,5 +148,53 @@ func sameJSON(t *testing.T, what string, got, want []byte) {
 	}
 	if !reflect.DeepEqual(g, w) {
 		t.Fatalf("%s:\n got %s\nwant %s", what, got, want)
+	}
+}
+
+// TestTapeOrderFollowsAnswers: a call made after another call's answer
+// arrived is later on the tape, even though answers leave before their
+// rows are written. Sequential writers alternate two connections, so each
+// next call may reach the server while the last one's row is pending.
+func TestTapeOrderFollowsAnswers(t *testing.T) {
+	env := resttest.Start(t, github.New(), "")
+	const writers, rounds = 8, 25
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			conns := []*http.Client{{Transport: &http.Transport{}}, {Transport: &http.Transport{}}}
+			for i := 0; i < rounds; i++ {
+				body := fmt.Sprintf(`{"body":"w%d-%03d"}`, w, i)
+				req, _ := http.NewRequest(http.MethodPost, env.APIURL+"/repos/acme/api/issues/1/comments", bytes.NewBufferString(body))
+				req.Header.Set("Authorization", "Bearer "+env.Token)
+				resp, err := conns[i%2].Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Body.Close()
+			}
+		}(w)
+	}
+	wg.Wait()
+	rows := env.Tape(t)
+	last := map[string]string{}
+	for i, row := range rows {
+		if row.Seq != int64(i+1) {
+			t.Fatalf("row %d has seq %d", i+1, row.Seq)
+		}
+		var b struct {
+			Body string `json:"body"`
+		}
+		json.Unmarshal(row.Request.Body, &b)
+		writer, _, _ := strings.Cut(b.Body, "-")
+		if prev := last[writer]; prev != "" && b.Body < prev {
+			t.Fatalf("seq %d holds %s after %s: the tape is out of the order the answers came in", row.Seq, b.Body, prev)
+		}
+		last[writer] = b.Body
+	}
+	if len(rows) != writers*rounds {
+		t.Fatalf("%d rows, want %d", len(rows), writers*rounds)
 	}
 }

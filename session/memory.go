@@ -54,9 +54,10 @@ type memTwin struct {
 	world any
 	seed  []byte
 
-	// inflight is held shared by every call whose response went out before
-	// its row was appended (holdTape); tape reads take it exclusively for
-	// an instant first, so they never miss a row whose response was sent.
+	// inflight is held shared by every call that reserved a tape position
+	// and sends its response before writing the row there (reserveTape);
+	// tape reads hold it exclusively, so they never see an empty position
+	// nor miss a row whose response was sent.
 	inflight sync.RWMutex
 	tapeMu   sync.Mutex
 	// total counts every call appended, including those past the cap.
@@ -356,18 +357,12 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 	if err != nil {
 		return 0, err
 	}
-	// Encode outside the lock, into a scratch buffer reused across calls;
-	// only the seq is spliced in under the lock, and the kept row is one
-	// exact-size copy.
-	row.Seq = 0
-	scratch := encodeBufs.Get().(*[]byte)
-	defer encodeBufs.Put(scratch)
-	enc := row.AppendJSON((*scratch)[:0])
-	*scratch = enc
-	if !bytes.HasPrefix(enc, seqZero) {
-		return 0, fmt.Errorf("tape row encoding starts with %.12q", enc)
+	// Encode outside the lock; only the seq is spliced in under it.
+	rest, done, err := encodeRowTail(row)
+	if err != nil {
+		return 0, err
 	}
-	rest := enc[len(seqZero):]
+	defer done()
 	mt.tapeMu.Lock()
 	defer mt.tapeMu.Unlock()
 	mt.total++
@@ -375,32 +370,74 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 	if mt.total > s.maxTapeRows {
 		return row.Seq, nil
 	}
-	var seq [32]byte
-	head := strconv.AppendInt(append(seq[:0], `{"seq":`...), row.Seq, 10)
-	buf := make([]byte, 0, len(head)+1+len(rest))
-	buf = append(append(append(buf, head...), ','), rest...)
-	mt.rows = append(mt.rows, buf)
+	mt.rows = append(mt.rows, withSeq(row.Seq, rest))
 	return row.Seq, nil
+}
+
+// encodeRowTail encodes row with seq 0 into a scratch buffer reused across
+// calls and returns what follows `{"seq":0,`; done returns the buffer.
+func encodeRowTail(row *tape.Row) (rest []byte, done func(), err error) {
+	row.Seq = 0
+	scratch := encodeBufs.Get().(*[]byte)
+	enc := row.AppendJSON((*scratch)[:0])
+	*scratch = enc
+	done = func() { encodeBufs.Put(scratch) }
+	if !bytes.HasPrefix(enc, seqZero) {
+		done()
+		return nil, nil, fmt.Errorf("tape row encoding starts with %.12q", enc)
+	}
+	return enc[len(seqZero):], done, nil
+}
+
+// withSeq is the kept row: one exact-size copy of the encoding with seq.
+func withSeq(seq int64, rest []byte) []byte {
+	var head [32]byte
+	h := strconv.AppendInt(append(head[:0], `{"seq":`...), seq, 10)
+	buf := make([]byte, 0, len(h)+1+len(rest))
+	return append(append(append(buf, h...), ','), rest...)
 }
 
 // encodeBufs are scratch buffers for encoding rows. A row's bodies are cut
 // at tape.MaxBodyBytes, so no buffer grows much past a few times that.
 var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-func (s *MemoryStore) holdTape(sb *Sandbox, twin string) (func(), bool) {
+// reserveTape takes the twin's next seq, and the tape position after every
+// row taken before it, for a call whose response goes out before its row
+// is written; fill writes the row there. Until fill, the call holds the
+// twin's inflight lock shared, and tape reads, which take it exclusively,
+// wait: no reader sees the empty position or misses the row.
+func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row), err error) {
 	mt, err := s.twin(sb, twin)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	mt.inflight.RLock()
-	return mt.inflight.RUnlock, true
-}
-
-// settle waits for the rows of calls whose responses were already sent.
-// RWMutex lets no new holder in while it waits, so traffic cannot starve it.
-func (mt *memTwin) settle() {
-	mt.inflight.Lock()
-	mt.inflight.Unlock()
+	mt.tapeMu.Lock()
+	mt.total++
+	seq, at := mt.total, -1
+	if seq <= s.maxTapeRows {
+		at = len(mt.rows)
+		mt.rows = append(mt.rows, nil)
+	}
+	mt.tapeMu.Unlock()
+	return func(row *tape.Row) {
+		defer mt.inflight.RUnlock()
+		rest, done, err := encodeRowTail(row)
+		row.Seq = seq
+		if err == nil {
+			defer done()
+		}
+		if at < 0 {
+			return
+		}
+		kept := []byte(`{"seq":` + strconv.FormatInt(seq, 10) + `,"error":"row could not be encoded"}`)
+		if err == nil {
+			kept = withSeq(seq, rest)
+		}
+		mt.tapeMu.Lock()
+		mt.rows[at] = kept
+		mt.tapeMu.Unlock()
+	}, nil
 }
 
 func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([]tape.Row, error) {
@@ -408,7 +445,9 @@ func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after 
 	if err != nil {
 		return nil, err
 	}
-	mt.settle()
+	// Exclusively: every reserved position is written by then (RWMutex
+	// lets no new holder in while this waits, so traffic cannot starve it).
+	mt.inflight.Lock()
 	if after < 0 {
 		after = 0
 	}
@@ -424,6 +463,7 @@ func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after 
 		encs = append([][]byte(nil), encs...)
 	}
 	mt.tapeMu.Unlock()
+	mt.inflight.Unlock()
 	out := make([]tape.Row, len(encs))
 	for i, e := range encs {
 		if err := json.Unmarshal(e, &out[i]); err != nil {
@@ -440,7 +480,8 @@ func (s *MemoryStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, aft
 	if err != nil {
 		return nil, err
 	}
-	mt.settle()
+	mt.inflight.Lock()
+	defer mt.inflight.Unlock()
 	after = max(after, 0)
 	mt.tapeMu.Lock()
 	defer mt.tapeMu.Unlock()
@@ -461,7 +502,8 @@ func (s *MemoryStore) TapeLen(ctx context.Context, sb *Sandbox, twin string) (in
 	if err != nil {
 		return 0, 0, err
 	}
-	mt.settle()
+	mt.inflight.Lock()
+	defer mt.inflight.Unlock()
 	mt.tapeMu.Lock()
 	defer mt.tapeMu.Unlock()
 	return int64(len(mt.rows)), mt.total, nil
