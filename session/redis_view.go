@@ -48,9 +48,11 @@ func (v *twinView) end() {
 }
 
 // GetForTwin reads the sandbox record, as Get does, and in the same round
-// trip the version of the twin's state. A read made with the returned
-// record then needs no round trip of its own when this store caches the
-// world at that version (see twinView.serves).
+// trip the version of the twin's state. When this store caches the world
+// at that version, a read made with the returned record then needs no
+// round trip of its own (see twinView.serves), and the first write made
+// with it starts from the cached world without taking the lease (see
+// writeUnleased).
 func (s *RedisStore) GetForTwin(ctx context.Context, id, twin string) (*Sandbox, error) {
 	var meta, ver *redis.StringCmd
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {

@@ -118,8 +118,9 @@ type UpdateFunc func(world any) (mutated bool, err error)
 // a call on one of its twins. The record it returns may carry what the
 // store saw of that twin's state in the same round trip, so that a read
 // made with the record may be served as of that moment, which lies within
-// the call; a write made with the record ends that (see RedisStore). It is
-// optional: a Store without it is read with Get.
+// the call, and a write may start from it (its save still checks that the
+// state did not move on); a write made with the record ends that (see
+// RedisStore). It is optional: a Store without it is read with Get.
 type twinRecordGetter interface {
 	GetForTwin(ctx context.Context, id, twin string) (*Sandbox, error)
 }
