@@ -63,7 +63,11 @@ func WriteTable(w io.Writer, r *Report) error {
 		}
 		line := fmt.Sprintf("%s\t%.0f\t%s\t%s\t%d\t%d\t%s\t", s.Name, s.PerSec, fmtUS(s.P50US), fmtUS(s.P99US), s.Requests, s.Errors, ratio)
 		if cpu {
-			line += fmt.Sprintf("%.1fµs\t", s.ServerCPUUS)
+			if s.ServerCPUUS > 0 {
+				line += fmt.Sprintf("%.1fµs\t", s.ServerCPUUS)
+			} else {
+				line += "-\t"
+			}
 		}
 		fmt.Fprintln(tw, line)
 	}
