@@ -93,13 +93,16 @@ func callTool(ctx context.Context, m *session.Manager, tw *twins.Twin, a twins.A
 	if err != nil {
 		return errorResult(tw, twins.AsError(err), errBody)
 	}
-	out, err := m.Invoke(ctx, p.Sandbox, tw, a, in)
+	// The output is encoded while the world is still held: it may point
+	// into it.
+	var text []byte
+	_, err = m.Invoke(ctx, p.Sandbox, tw, a, in, func(out any) error {
+		var err error
+		text, err = json.Marshal(out)
+		return err
+	})
 	if err != nil {
 		return errorResult(tw, twins.AsError(err), errBody)
-	}
-	text, err := json.Marshal(out)
-	if err != nil {
-		return errorResult(tw, twins.Errorf(twins.Internal, "", "encode output: %v", err), errBody)
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
 	if a.OutputSchema() != nil && len(text) > 0 && text[0] == '{' {

@@ -232,7 +232,29 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			return
 		}
 		p := session.PrincipalFrom(ctx)
-		out, err := d.srv.Manager.Invoke(ctx, p.Sandbox, tw, a, in)
+		// The answer is shaped and encoded while the world is still held:
+		// an output may point into it.
+		var headers map[string]string
+		var enc []byte
+		status := b.SuccessStatus()
+		_, err = d.srv.Manager.Invoke(ctx, p.Sandbox, tw, a, in, func(out any) error {
+			if b.Headers != nil {
+				headers = b.Headers(in, out)
+			}
+			if b.StatusOf != nil {
+				status = b.StatusOf(in, out)
+			}
+			if status == http.StatusNoContent {
+				return nil
+			}
+			body := out
+			if b.Shape != nil {
+				body = b.Shape(in, out)
+			}
+			var err error
+			enc, err = json.Marshal(body)
+			return err
+		})
 		for k, v := range twins.CallFrom(ctx).ResponseHeaders() {
 			w.Header().Set(k, v)
 		}
@@ -240,26 +262,11 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			writeTwinError(w, tw, err)
 			return
 		}
-		if b.Headers != nil {
-			for k, v := range b.Headers(in, out) {
-				w.Header().Set(k, v)
-			}
-		}
-		body := out
-		if b.Shape != nil {
-			body = b.Shape(in, out)
-		}
-		status := b.SuccessStatus()
-		if b.StatusOf != nil {
-			status = b.StatusOf(in, out)
+		for k, v := range headers {
+			w.Header().Set(k, v)
 		}
 		if status == http.StatusNoContent {
 			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		enc, err := json.Marshal(body)
-		if err != nil {
-			writeTwinError(w, tw, twins.Errorf(twins.Internal, "", "encode response: %v", err))
 			return
 		}
 		if tw.ETags && r.Method == http.MethodGet {

@@ -439,7 +439,12 @@ func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandb
 
 // Invoke runs an already decoded action input on the sandbox's twin world.
 // The returned Call says whether state changed.
-func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twins.Action, in any) (any, error) {
+//
+// use, when not nil, runs on a successful output while the store still
+// holds the twin's world: outputs may point into the world, so they are
+// encoded there, before another call can change what they point at. Its
+// error is answered as an internal error.
+func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twins.Action, in any, use func(out any) error) (any, error) {
 	ctx = twins.WithEnv(ctx, m.Env(sb, tw))
 	call := twins.CallFrom(ctx)
 	call.SetTool(a.Name())
@@ -454,6 +459,11 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 		}
 		var err error
 		out, err = a.Run(ctx, world, in)
+		if err == nil && use != nil {
+			if uerr := use(out); uerr != nil {
+				err = twins.Errorf(twins.Internal, "", "encode response: %v", uerr)
+			}
+		}
 		mutated := write && call.Mutated()
 		if mutated && before != nil {
 			if after, merr := json.Marshal(world); merr == nil {
@@ -481,20 +491,26 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 // Record appends a tape row for the sandbox.
 //
 // The call it records has already happened, so a store that fails for a
-// moment (a Redis restart) is retried for about two seconds rather than
-// leaving an acknowledged write off the tape.
+// while (a Redis restart, which under load can take seconds) is retried for
+// up to recordRetryFor rather than leaving an acknowledged write off the
+// tape; the call's answer waits meanwhile.
 func (m *Manager) Record(ctx context.Context, sb *Sandbox, row *tape.Row) error {
 	row.SessionID = sb.ID
+	ctx = context.WithoutCancel(ctx)
+	deadline := time.Now().Add(recordRetryFor)
 	wait := 50 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		_, err := m.Store.Append(context.WithoutCancel(ctx), sb, row)
-		if err == nil || errors.Is(err, ErrNotFound) || attempt == 5 {
+	for {
+		_, err := m.Store.Append(ctx, sb, row)
+		if err == nil || errors.Is(err, ErrNotFound) || time.Now().Add(wait).After(deadline) {
 			return err
 		}
 		time.Sleep(wait)
-		wait *= 2
+		wait = min(wait*2, time.Second)
 	}
 }
+
+// recordRetryFor bounds how long Record retries a failing store.
+const recordRetryFor = 10 * time.Second
 
 // Input gathers what checks read for one twin: seed, final world, tape.
 func (m *Manager) Input(ctx context.Context, sb *Sandbox, tw *twins.Twin) (*twins.Input, error) {
