@@ -2,6 +2,7 @@ package session
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // DefaultWorldCacheBytes bounds the decoded worlds a RedisStore keeps in
@@ -30,10 +31,13 @@ const entryOverhead = 256
 // on a private copy decoded from the cached document, which replaces the
 // entry only once saved.
 //
-// The cache is bounded by an estimate of its bytes and evicts the least
-// recently used entry first.
+// The cache is bounded by an estimate of its bytes and evicts by second
+// chance (CLOCK), an approximation of least recently used: a hit only sets
+// its entry's reference bit, under the read lock, so the reads of different
+// sandboxes never wait on each other; eviction, under the write lock, gives
+// a referenced entry one more round before it goes.
 type worldCache struct {
-	mu    sync.Mutex
+	mu    sync.RWMutex
 	max   int64 // <= 0: nothing is cached
 	size  int64
 	m     map[worldKey]*worldEntry
@@ -54,6 +58,9 @@ type worldEntry struct {
 	world   any
 	cost    int64
 
+	// ref is set by every hit and cleared by the eviction hand.
+	ref atomic.Bool
+
 	prev, next *worldEntry
 }
 
@@ -66,15 +73,30 @@ func newWorldCache(max int64) *worldCache {
 // get returns the entry of the twin's world in the sandbox incarnation
 // created at created, or nil.
 func (c *worldCache) get(id, twin string, created int64) *worldEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	e := c.m[worldKey{id, twin}]
 	if e == nil || e.created != created {
 		return nil
 	}
-	c.unlink(e)
-	c.pushFront(e)
+	e.ref.Store(true)
 	return e
+}
+
+// evict drops entries from the tail until the cache fits in limit; an
+// entry referenced since the hand last passed goes to the front instead,
+// once.
+func (c *worldCache) evict(limit int64) {
+	for c.size > limit && c.head.prev != &c.head {
+		e := c.head.prev
+		if e.ref.Swap(false) {
+			c.unlink(e)
+			c.pushFront(e)
+			continue
+		}
+		c.remove(e)
+		c.drops++
+	}
 }
 
 // put caches a world at version ver, unless the cache already holds a
@@ -97,10 +119,7 @@ func (c *worldCache) put(id, twin string, created, ver int64, doc []byte, world 
 	c.m[k] = e
 	c.pushFront(e)
 	c.size += cost
-	for c.size > c.max {
-		c.remove(c.head.prev)
-		c.drops++
-	}
+	c.evict(c.max)
 }
 
 // drop forgets the twin's world (a version that did not match Redis).
@@ -117,16 +136,13 @@ func (c *worldCache) setMax(n int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.max = n
-	for c.size > max(n, 0) && c.head.prev != &c.head {
-		c.remove(c.head.prev)
-		c.drops++
-	}
+	c.evict(max(n, 0))
 }
 
 // stats reports the entries and the bytes charged for them.
 func (c *worldCache) stats() (entries int, bytes int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	return len(c.m), c.size
 }
 
