@@ -441,29 +441,13 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 }
 
 func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([]tape.Row, error) {
-	mt, err := s.twin(sb, twin)
+	// Rows are never modified once written, so decoding happens outside
+	// every lock.
+	encs, err := s.TapeRaw(ctx, sb, twin, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	// Exclusively: every reserved position is written by then (RWMutex
-	// lets no new holder in while this waits, so traffic cannot starve it).
-	mt.inflight.Lock()
-	if after < 0 {
-		after = 0
-	}
-	mt.tapeMu.Lock()
-	var encs [][]byte
-	if after < int64(len(mt.rows)) {
-		encs = mt.rows[after:]
-		if limit > 0 && len(encs) > limit {
-			encs = encs[:limit]
-		}
-		// Rows are never modified once appended, so decoding can happen
-		// outside the lock.
-		encs = append([][]byte(nil), encs...)
-	}
-	mt.tapeMu.Unlock()
-	mt.inflight.Unlock()
+	after = max(after, 0)
 	out := make([]tape.Row, len(encs))
 	for i, e := range encs {
 		if err := json.Unmarshal(e, &out[i]); err != nil {
@@ -474,7 +458,10 @@ func (s *MemoryStore) Tape(ctx context.Context, sb *Sandbox, twin string, after 
 }
 
 // TapeRaw returns the rows with seq > after as they are kept, encoded
-// (limit <= 0: all). The slices are shared and must not be modified.
+// (limit <= 0: all). The slices are shared and must not be modified. It
+// holds the twin's inflight lock exclusively: every reserved position is
+// written by then (RWMutex lets no new holder in while this waits, so
+// traffic cannot starve it).
 func (s *MemoryStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([][]byte, error) {
 	mt, err := s.twin(sb, twin)
 	if err != nil {

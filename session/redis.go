@@ -759,30 +759,15 @@ func (s *RedisStore) TapeLen(ctx context.Context, sb *Sandbox, twin string) (int
 	return n.Val(), t, nil
 }
 
-// Tape reads rows by list index: seq N is at index N-1.
+// Tape reads rows by list index (seq N is at index N-1) and decodes them.
 func (s *RedisStore) Tape(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([]tape.Row, error) {
-	after = max(after, 0)
-	stop := int64(-1)
-	if limit > 0 {
-		stop = after + int64(limit) - 1
-	}
-	var exists *redis.IntCmd
-	var rows *redis.StringSliceCmd
-	// A twin with no rows yet has no tape key; the state key tells an empty
-	// tape from a sandbox or twin that is gone.
-	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		exists = p.Exists(ctx, stateKey(sb.ID, twin))
-		rows = p.LRange(ctx, tapeKey(sb.ID, twin), after, stop)
-		return nil
-	}); err != nil {
+	raw, err := s.TapeRaw(ctx, sb, twin, after, limit)
+	if err != nil {
 		return nil, err
 	}
-	if exists.Val() == 0 {
-		return nil, ErrNotFound
-	}
-	out := make([]tape.Row, len(rows.Val()))
-	for i, raw := range rows.Val() {
-		if err := json.Unmarshal([]byte(raw), &out[i]); err != nil {
+	out := make([]tape.Row, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &out[i]); err != nil {
 			return nil, fmt.Errorf("tape row: %w", err)
 		}
 	}

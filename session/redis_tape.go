@@ -7,7 +7,8 @@ import (
 )
 
 // TapeRaw returns the rows with seq > after as stored, encoded (limit <= 0:
-// all), without decoding them: a tape read sends them on as they are.
+// all), without decoding them: a tape read sends them on as they are. Rows
+// are read by list index: seq N is at index N-1.
 func (s *RedisStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([][]byte, error) {
 	after = max(after, 0)
 	stop := int64(-1)
