@@ -343,7 +343,8 @@ func (d *dataPlane) servePome(w http.ResponseWriter, r *http.Request, sb *sessio
 }
 
 // splitDataPath splits /{twin}/s/{sid}/rest: twin is lowercase letters,
-// sid is not empty and has no "/", rest is empty or starts with "/". It is
+// sid is not empty and has no "/", rest is empty or starts with "/" and has
+// no newline. It is
 // on every data-plane request, so it cuts the path by hand.
 func splitDataPath(p string) (twin, sid, rest string, ok bool) {
 	if len(p) < 2 || p[0] != '/' {
@@ -361,7 +362,9 @@ func splitDataPath(p string) (twin, sid, rest string, ok bool) {
 	if j := strings.IndexByte(p, '/'); j >= 0 {
 		sid, rest = p[:j], p[j:]
 	}
-	if sid == "" {
+	// The rest is one line: a path with a newline after the sandbox id is
+	// not a twin path.
+	if sid == "" || strings.IndexByte(rest, '\n') >= 0 {
 		return "", "", "", false
 	}
 	return twin, sid, rest, true
