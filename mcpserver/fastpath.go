@@ -104,6 +104,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// the answer leaves, and the row follows (session.Manager.ReserveTape).
 	slot, reserved := f.m.ReserveTape(p.Sandbox, f.tw.Name)
 	if reserved {
+		defer slot.Abandon()
 		writeResult(w, out)
 		if fl, ok := w.(http.Flusher); ok {
 			fl.Flush()

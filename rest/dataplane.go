@@ -183,6 +183,7 @@ func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *ht
 	// and the answer leaves before the row is built and written.
 	slot, reserved := d.srv.Manager.ReserveTape(p.Sandbox, tw.Name)
 	if reserved {
+		defer slot.Abandon()
 		rec.Flush()
 	}
 	row := &tape.Row{

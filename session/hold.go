@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"time"
 
 	"github.com/pomehq/pome/tape"
 )
@@ -16,8 +17,10 @@ type tapeReserver interface {
 // is sent: its seq orders it after every call answered before it, and tape
 // reads wait until its row is written (Fill).
 type TapeSlot struct {
-	sb   *Sandbox
-	fill func(*tape.Row)
+	sb     *Sandbox
+	twin   string
+	fill   func(*tape.Row)
+	filled bool
 }
 
 // ReserveTape lets a caller send a call's response before writing its tape
@@ -34,13 +37,29 @@ func (m *Manager) ReserveTape(sb *Sandbox, twin string) (*TapeSlot, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return &TapeSlot{sb: sb, fill: fill}, true
+	return &TapeSlot{sb: sb, twin: twin, fill: fill}, true
 }
 
 // Fill writes the call's row at its reserved place (setting its seq).
+// Only the first Fill of a slot counts.
 func (s *TapeSlot) Fill(row *tape.Row) {
+	if s.filled {
+		return
+	}
+	s.filled = true
 	row.SessionID = s.sb.ID
 	s.fill(row)
+}
+
+// Abandon fills a slot that was never filled (the call panicked after
+// reserving it) with a bare row saying so, so that the seq is not lost
+// and tape reads, which wait for every reserved place, do not wait
+// forever. Callers defer it right after ReserveTape.
+func (s *TapeSlot) Abandon() {
+	if s == nil || s.filled {
+		return
+	}
+	s.Fill(&tape.Row{At: s.sb.Now(time.Now()), Twin: s.twin, Status: 500})
 }
 
 // RecordIn writes row at slot when the call reserved one, and otherwise
