@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/pomehq/pome/twins"
@@ -225,37 +224,12 @@ func TestIssueIndexIrregularDocument(t *testing.T) {
 func TestConcurrentIssueReads(t *testing.T) {
 	w := world(t, string(issuesSeed(t, 5)))
 	c := mustCall(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"body":"first"}`).Out.(APIIssueComment)
-	before, _ := json.Marshal(w)
 	tw := New()
-	reads := []struct{ name, args string }{
-		{"issue_read", `{"method":"get","owner":"acme","repo":"api","issue_number":1}`},
-		{"issue_read", `{"method":"get_comments","owner":"acme","repo":"api","issue_number":2}`},
-		{"get_issue_comment", fmt.Sprintf(`{"owner":"acme","repo":"api","comment_id":%d}`, c.ID)},
-	}
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 20 {
-				rd := reads[(g+i)%len(reads)]
-				a, _ := tw.Action(rd.name)
-				in, err := a.Decode(json.RawMessage(rd.args))
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if _, err := a.Run(twins.WithEnv(context.Background(), twinstest.Env(tw.Name)), w, in); err != nil {
-					t.Error(rd.name, err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	after, _ := json.Marshal(w)
-	if string(before) != string(after) {
-		t.Error("concurrent reads changed the world")
-	}
+	twinstest.ConcurrentReads(t, tw, w, twinstest.Env(tw.Name), []twinstest.Read{
+		{Name: "issue_read", Args: `{"method":"get","owner":"acme","repo":"api","issue_number":1}`},
+		{Name: "issue_read", Args: `{"method":"get_comments","owner":"acme","repo":"api","issue_number":2}`},
+		{Name: "get_issue_comment", Args: fmt.Sprintf(`{"owner":"acme","repo":"api","comment_id":%d}`, c.ID)},
+	})
 	checkIndex(t, w)
 }
 

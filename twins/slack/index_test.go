@@ -7,7 +7,6 @@ import (
 	"math/rand"
 	"sort"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -331,38 +330,13 @@ func TestConcurrentReadsLeaveIndexAlone(t *testing.T) {
 	mustCall(t, w, "slack_send_message", `{"channel_id": "general", "message": "reply", "thread_ts": "`+p.TS+`"}`)
 	at := t0.Add(time.Hour)
 	mustCall(t, w, "slack_schedule_message", `{"channel_id": "general", "message": "due", "thread_ts": "`+p.TS+`", "post_at": `+unix(at)+`}`)
-	before, _ := json.Marshal(w)
-	reads := []struct{ name, args string }{
-		{"slack_read_channel", `{"channel_id": "general"}`},
-		{"slack_read_thread", `{"channel_id": "general", "message_ts": "` + p.TS + `"}`},
-		{"slack_get_permalink", `{"channel_id": "general", "message_ts": "` + p.TS + `"}`},
-	}
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 20 {
-				rd := reads[(g+i)%len(reads)]
-				a, _ := tw.Action(rd.name)
-				env := twinstest.Env(tw.Name)
-				env.Now = func() time.Time { return at.Add(time.Minute) }
-				in, err := a.Decode(json.RawMessage(rd.args))
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if _, err := a.Run(twins.WithEnv(context.Background(), env), w, in); err != nil {
-					t.Error(rd.name, err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	after, _ := json.Marshal(w)
-	if string(before) != string(after) {
-		t.Error("concurrent reads changed the world")
-	}
+	env := twinstest.Env(tw.Name)
+	env.Now = func() time.Time { return at.Add(time.Minute) }
+	twinstest.ConcurrentReads(t, tw, w, env, []twinstest.Read{
+		{Name: "slack_read_channel", Args: `{"channel_id": "general"}`},
+		{Name: "slack_read_thread", Args: `{"channel_id": "general", "message_ts": "` + p.TS + `"}`},
+		{Name: "slack_get_permalink", Args: `{"channel_id": "general", "message_ts": "` + p.TS + `"}`},
+	})
 	checkWorldIndex(t, w)
 }
 

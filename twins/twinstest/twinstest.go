@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -235,5 +236,44 @@ func Rules(t *testing.T, tw *twins.Twin) {
 				t.Errorf("check %s: round trip of %s: got %q want %q", c.ID, k, args[k], v)
 			}
 		}
+	}
+}
+
+// Read is one read action call for ConcurrentReads.
+type Read struct{ Name, Args string }
+
+// ConcurrentReads runs the reads from 8 goroutines at once on one live
+// world, as the memory store does under its read lock, and fails if any
+// read errs or the world's JSON changed. Run it with -race: a read that
+// writes anything (an index built lazily, say) is a data race there.
+func ConcurrentReads(t *testing.T, tw *twins.Twin, world any, env *twins.Env, reads []Read) {
+	t.Helper()
+	before, _ := json.Marshal(world)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				rd := reads[(g+i)%len(reads)]
+				a, ok := tw.Action(rd.Name)
+				if !ok {
+					t.Errorf("no action %s", rd.Name)
+					return
+				}
+				in, err := a.Decode(json.RawMessage(rd.Args))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := a.Run(twins.WithEnv(context.Background(), env), world, in); err != nil {
+					t.Error(rd.Name, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if after, _ := json.Marshal(world); string(before) != string(after) {
+		t.Error("concurrent reads changed the world")
 	}
 }
