@@ -112,7 +112,10 @@ type action[W, In, Out any] struct {
 	h        Handler[W, In, Out]
 	in       *jsonschema.Schema
 	resolved *jsonschema.Resolved
-	out      *jsonschema.Schema
+	// quick says yes, cheaply, to arguments resolved would accept (nil
+	// when the schema is beyond it; see quickSchema).
+	quick *quickSchema
+	out   *jsonschema.Schema
 }
 
 // New defines an action. It panics on a definition error (missing name or
@@ -143,6 +146,9 @@ func New[W, In, Out any](spec Spec, h Handler[W, In, Out]) Action {
 		panic(fmt.Sprintf("twins.New(%s): resolve input schema: %v", spec.Name, err))
 	}
 	a := &action[W, In, Out]{spec: spec, h: h, in: in, resolved: resolved}
+	if doc, err := json.Marshal(in); err == nil {
+		a.quick = compileQuick(doc)
+	}
 	ot := reflect.TypeFor[Out]()
 	for ot.Kind() == reflect.Pointer {
 		ot = ot.Elem()
@@ -165,6 +171,28 @@ func (a *action[W, In, Out]) InputSchema() *jsonschema.Schema  { return a.in }
 func (a *action[W, In, Out]) OutputSchema() *jsonschema.Schema { return a.out }
 func (a *action[W, In, Out]) InputType() reflect.Type          { return reflect.TypeFor[In]() }
 
+// QuickValidation lets the cheap schema check accept arguments before the
+// full validator (see quickSchema). Tests turn it off to compare.
+var QuickValidation = true
+
+// HasQuickValidation reports whether a's input schema is simple enough for
+// the cheap check, so that tests can see it stays in use. A twin that wraps
+// its actions exposes the wrapped one with an Unwrap method.
+func HasQuickValidation(a Action) bool {
+	for {
+		if q, ok := a.(interface{ quickSchema() *quickSchema }); ok {
+			return q.quickSchema() != nil
+		}
+		w, ok := a.(interface{ Unwrap() Action })
+		if !ok {
+			return false
+		}
+		a = w.Unwrap()
+	}
+}
+
+func (a *action[W, In, Out]) quickSchema() *quickSchema { return a.quick }
+
 func (a *action[W, In, Out]) Decode(args json.RawMessage) (any, error) {
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage("{}")
@@ -177,8 +205,10 @@ func (a *action[W, In, Out]) Decode(args json.RawMessage) (any, error) {
 	if !ok {
 		return nil, Errorf(Invalid, "invalid_arguments", "arguments must be a JSON object")
 	}
-	if err := a.resolved.Validate(obj); err != nil {
-		return nil, validationError(err)
+	if !QuickValidation || !a.quick.accepts(obj) {
+		if err := a.resolved.Validate(obj); err != nil {
+			return nil, validationError(err)
+		}
 	}
 	var in In
 	if err := json.Unmarshal(args, &in); err != nil {

@@ -22,6 +22,9 @@ import (
 // Every action of the twin is wrapped once, in New, so no handler can forget.
 type deliveringAction struct{ twins.Action }
 
+// Unwrap returns the wrapped action (see twins.HasQuickValidation).
+func (a deliveringAction) Unwrap() twins.Action { return a.Action }
+
 // delivering wraps each action so that it sees due scheduled messages
 // delivered.
 func delivering(as []twins.Action) []twins.Action {

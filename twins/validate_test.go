@@ -1,0 +1,101 @@
+package twins
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+func TestQuickSchemaKeywords(t *testing.T) {
+	schema := `{"type":"object","required":["n"],"additionalProperties":false,"properties":{
+		"n":{"type":"integer","description":"a count"},
+		"x":{"type":"number"},
+		"s":{"type":["null","string"]},
+		"l":{"type":"array","items":{"type":"string"}},
+		"m":{"type":"object","additionalProperties":{"type":"boolean"}},
+		"any":{}}}`
+	q := compileQuick([]byte(schema))
+	if q == nil {
+		t.Fatal("schema not compiled")
+	}
+	for _, c := range []struct {
+		args string
+		want bool
+	}{
+		{`{"n":1}`, true},
+		{`{"n":1.0}`, true},
+		{`{"n":1.5}`, false},
+		{`{"n":"1"}`, false},
+		{`{}`, false},
+		{`{"n":1,"extra":1}`, false},
+		{`{"n":1,"x":2}`, true},
+		{`{"n":1,"x":2.5}`, true},
+		{`{"n":1,"x":"2"}`, false},
+		{`{"n":1,"s":null}`, true},
+		{`{"n":1,"s":"a"}`, true},
+		{`{"n":1,"s":1}`, false},
+		{`{"n":1,"l":["a","b"]}`, true},
+		{`{"n":1,"l":["a",2]}`, false},
+		{`{"n":1,"l":"a"}`, false},
+		{`{"n":1,"m":{"a":true}}`, true},
+		{`{"n":1,"m":{"a":1}}`, false},
+		{`{"n":1,"any":[{"z":null}]}`, true},
+		{`[]`, false},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(c.args), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := q.accepts(v); got != c.want {
+			t.Errorf("%s: accepts %v, want %v", c.args, got, c.want)
+		}
+		// Whatever the shortcut accepts, the full validator must accept.
+		var s jsonschema.Schema
+		if err := json.Unmarshal([]byte(schema), &s); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full := rs.Validate(v); (full == nil) != c.want {
+			t.Errorf("%s: full validator says %v, the table says valid=%v", c.args, full, c.want)
+		}
+	}
+}
+
+func TestQuickSchemaRefusesUnknownKeywords(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"string","enum":["a"]}`,
+		`{"type":"object","properties":{"a":{"type":"integer","minimum":1}}}`,
+		`{"type":"array","items":{"pattern":"^a"}}`,
+		`{"$ref":"#/$defs/x","$defs":{"x":{}}}`,
+		`{"type":"object","additionalProperties":{"const":1}}`,
+		`{"type":"decimal"}`,
+		`{"type":[1]}`,
+		`{"required":"a"}`,
+		`not json`,
+	} {
+		if q := compileQuick([]byte(schema)); q != nil {
+			t.Errorf("%s compiled; it must be left to the full validator", schema)
+		}
+	}
+	if q := compileQuick([]byte(`false`)); q == nil || q.accepts(nil) {
+		t.Error("the schema false must compile and accept nothing")
+	}
+	var nilQuick *quickSchema
+	if nilQuick.accepts(map[string]any{}) {
+		t.Error("a nil shortcut must never accept")
+	}
+}
+
+// Values json.Unmarshal never produces are the full validator's to judge.
+func TestQuickSchemaLeavesOtherGoTypesToTheValidator(t *testing.T) {
+	q := compileQuick([]byte(`{"type":"integer"}`))
+	for _, v := range []any{int64(1), json.Number("1"), []string{"a"}} {
+		if q.accepts(v) {
+			t.Errorf("accepted %T", v)
+		}
+	}
+}
