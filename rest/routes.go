@@ -8,18 +8,20 @@ import (
 )
 
 // routeTable is a twin's REST routes split by method and by the number of
-// path segments, each part a gorilla/mux router. mux tries its routes one
-// after another and runs each one's path regexp, so one router for the
-// ~170 routes of a twin spent most of its time rejecting routes that could
-// never match; a part holds only routes that can. Within a part the routes
-// keep the order they were added in, so the first match is the one a single
-// router would have picked.
+// path segments. A route whose variables each fill one whole segment
+// ({owner}, matching what gorilla/mux's default [^/]+ matches) is matched
+// by comparing segments; the few with a pattern of their own ({path:.+})
+// keep a one-route mux router each. mux alone ran a regexp per route tried
+// and per variable taken, which was about a twentieth of a simple call's
+// cost. Within a part the routes keep the order they were added in, so the
+// first match is the one a single router holding all of them would pick (a
+// test checks this against such a router).
 //
 // Routes with no variable after the sandbox prefix (Slack's /api/chat.postMessage)
 // are also found by exact path, when no earlier route would take that path.
 type routeTable struct {
-	routes []tableRoute
-	parts  map[routeKey]*mux.Router
+	routes []*tableRoute
+	parts  map[routeKey][]*tableRoute
 	// exact maps method + " " + path after the sandbox prefix to a route
 	// with no variables there.
 	exact map[string]http.Handler
@@ -38,8 +40,11 @@ type tableRoute struct {
 	// may span segments and match any count from segs up.
 	segs int
 	open bool
-	// own is the route in the part of its own segment count.
-	own *mux.Route
+	// lits holds each segment's literal text; vars the variable's name for
+	// a segment that is one variable (lits is then empty). Unused when open.
+	lits, vars []string
+	// router matches an open route: mux with only this route.
+	router *mux.Router
 }
 
 type routeKey struct {
@@ -48,35 +53,51 @@ type routeKey struct {
 }
 
 func newRouteTable(prefix string, notFound http.Handler) *routeTable {
-	return &routeTable{parts: map[routeKey]*mux.Router{}, exact: map[string]http.Handler{}, prefix: prefix, ni: notFound}
+	return &routeTable{parts: map[routeKey][]*tableRoute{}, exact: map[string]http.Handler{}, prefix: prefix, ni: notFound}
 }
 
 // add appends a route; build must be called after the last one.
 func (t *routeTable) add(method, path string, h http.Handler) {
-	t.routes = append(t.routes, tableRoute{
+	r := &tableRoute{
 		method: method, path: path, h: h,
 		segs: strings.Count(path, "/"),
 		// {name} matches one segment; a variable with its own pattern
 		// ({path:.+}) is assumed to be able to match several.
 		open: strings.Contains(path, ":"),
-	})
+	}
+	if r.open {
+		r.router = mux.NewRouter()
+		r.router.SkipClean(true)
+		// Match on the escaped path so that an escaped "/" inside an id
+		// stays in that id (the vendor answers 404 for it, not an unknown
+		// route), and path variables are unescaped exactly once, in
+		// bindingHandler.
+		r.router.UseEncodedPath()
+		r.router.Handle(path, h).Methods(method)
+	} else {
+		for _, seg := range strings.Split(path, "/")[1:] {
+			if len(seg) > 1 && seg[0] == '{' && seg[len(seg)-1] == '}' {
+				r.lits, r.vars = append(r.lits, ""), append(r.vars, seg[1:len(seg)-1])
+			} else {
+				r.lits, r.vars = append(r.lits, seg), append(r.vars, "")
+			}
+		}
+	}
+	t.routes = append(t.routes, r)
 }
 
 func (t *routeTable) build() {
 	for _, r := range t.routes {
 		t.top = max(t.top, r.segs+1)
 	}
-	for i := range t.routes {
-		r := &t.routes[i]
+	for _, r := range t.routes {
 		last := r.segs
 		if r.open {
 			last = t.top
 		}
 		for n := r.segs; n <= last; n++ {
-			route := t.part(routeKey{r.method, n}).Handle(r.path, r.h).Methods(r.method)
-			if n == r.segs {
-				r.own = route
-			}
+			k := routeKey{r.method, n}
+			t.parts[k] = append(t.parts[k], r)
 		}
 	}
 	// A literal route goes into the exact index only if its own part picks
@@ -87,8 +108,7 @@ func (t *routeTable) build() {
 			continue
 		}
 		probe, _ := http.NewRequest(r.method, "http://pome"+strings.Replace(r.path, "{pome_sid}", "sb_probe", 1), nil)
-		var m mux.RouteMatch
-		if t.parts[routeKey{r.method, r.segs}].Match(probe, &m) && m.Route == r.own {
+		if got, _ := t.match(probe); got == r {
 			if _, dup := t.exact[r.method+" "+tail]; !dup {
 				t.exact[r.method+" "+tail] = r.h
 			}
@@ -96,42 +116,68 @@ func (t *routeTable) build() {
 	}
 }
 
-func (t *routeTable) part(k routeKey) *mux.Router {
-	r, ok := t.parts[k]
-	if !ok {
-		r = mux.NewRouter()
-		r.SkipClean(true)
-		// Match on the escaped path so that an escaped "/" inside an id
-		// stays in that id (the vendor answers 404 for it, not an unknown
-		// route), and path variables are unescaped exactly once, in
-		// bindingHandler.
-		r.UseEncodedPath()
-		r.NotFoundHandler = t.ni
-		r.MethodNotAllowedHandler = t.ni
-		t.parts[k] = r
+// match finds the first route of the request's part that takes it, and
+// its variables (still escaped).
+func (t *routeTable) match(r *http.Request) (*tableRoute, map[string]string) {
+	path := r.URL.EscapedPath()
+	n := min(strings.Count(path, "/"), t.top)
+	for _, route := range t.parts[routeKey{r.Method, n}] {
+		if route.open {
+			var m mux.RouteMatch
+			if route.router.Match(r, &m) && m.MatchErr == nil && m.Route != nil {
+				return route, m.Vars
+			}
+			continue
+		}
+		if vars, ok := route.matchSegments(path); ok {
+			return route, vars
+		}
 	}
-	return r
+	return nil, nil
+}
+
+// matchSegments matches a path of the route's segment count: literal
+// segments equal, variable ones not empty.
+func (r *tableRoute) matchSegments(path string) (map[string]string, bool) {
+	rest := path[1:]
+	// First compare the literals only, so that a route that does not match
+	// allocates nothing.
+	for i, lit := range r.lits {
+		seg, tail, _ := strings.Cut(rest, "/")
+		rest = tail
+		if r.vars[i] == "" {
+			if seg != lit {
+				return nil, false
+			}
+		} else if seg == "" {
+			return nil, false
+		}
+	}
+	vars := make(map[string]string, 4)
+	rest = path[1:]
+	for _, name := range r.vars {
+		seg, tail, _ := strings.Cut(rest, "/")
+		rest = tail
+		if name != "" {
+			vars[name] = seg
+		}
+	}
+	return vars, true
 }
 
 func (t *routeTable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.EscapedPath()
-	if tail, ok := sandboxTail(path); ok {
+	if tail, ok := sandboxTail(r.URL.EscapedPath()); ok {
 		if h, ok := t.exact[r.Method+" "+tail]; ok {
 			h.ServeHTTP(w, r)
 			return
 		}
 	}
-	n := min(strings.Count(path, "/"), t.top)
-	if part, ok := t.parts[routeKey{r.Method, n}]; ok {
-		// Match instead of ServeHTTP: the router would copy the request
-		// twice to attach the route and its variables; the variables go
-		// into the request's scope instead.
-		var m mux.RouteMatch
-		if part.Match(r, &m) && m.MatchErr == nil && m.Route != nil {
-			scopeFrom(r.Context()).vars = m.Vars
-			m.Handler.ServeHTTP(w, r)
-			return
-		}
+	if route, vars := t.match(r); route != nil {
+		// The variables go into the request's scope rather than into a
+		// copy of the request.
+		scopeFrom(r.Context()).vars = vars
+		route.h.ServeHTTP(w, r)
+		return
 	}
 	t.ni.ServeHTTP(w, r)
 }
