@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,4 +53,34 @@ func encodeToolResult(res *mcp.CallToolResult) (result, taped []byte, ok bool) {
 	}
 	taped = append(taped, "}}"...)
 	return result, taped, true
+}
+
+// tapedRequest is the tape's request body of a call, already encoded.
+type tapedRequest json.RawMessage
+
+// encodeCallRequest builds the tape's request body of a tools/call,
+// exactly as json.Marshal of {"jsonrpc", "method", "params"} with
+// mcp.CallToolParamsRaw params gives it, without the reflection and the
+// map. ok is false when the arguments hold what json.Marshal would escape
+// (<, >, &, U+2028, U+2029); callers then marshal.
+func encodeCallRequest(name string, args json.RawMessage) (tapedRequest, bool) {
+	if bytes.ContainsAny(args, "<>&\u2028\u2029") {
+		return nil, false
+	}
+	quoted, err := json.Marshal(name)
+	if err != nil {
+		return nil, false
+	}
+	const head = `{"jsonrpc":"2.0","method":"tools/call","params":{"name":`
+	buf := bytes.NewBuffer(make([]byte, 0, len(head)+len(quoted)+len(`,"arguments":`)+len(args)+2))
+	buf.WriteString(head)
+	buf.Write(quoted)
+	if len(args) > 0 {
+		buf.WriteString(`,"arguments":`)
+		if err := json.Compact(buf, args); err != nil {
+			return nil, false
+		}
+	}
+	buf.WriteString("}}")
+	return tapedRequest(buf.Bytes()), true
 }

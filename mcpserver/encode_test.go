@@ -70,3 +70,52 @@ func TestEncodeToolResultIsMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeCallRequestIsMarshal: the tape's request body of a call, built
+// by hand, is byte for byte what marshalling the request gives.
+func TestEncodeCallRequestIsMarshal(t *testing.T) {
+	for _, c := range []struct {
+		name, args string
+		handBuilt  bool
+	}{
+		{"issue_read", `{"method":"get","owner":"acme","repo":"api","issue_number":1}`, true},
+		{"issue_read", "{ \"owner\" : \"acme\",\n\t\"n\": [1, 2.5e3, null, true] }", true},
+		{"slack_post_message", `{"text":"😀 caf\u00e9 \"quoted\" \\ back"}`, true},
+		{"weird \"name\"", `{}`, true},
+		{"x", `null`, true},
+		{"x", ``, true},
+		{"x", `{"html":"<b>"}`, false},
+		{"x", `{"amp":"a & b"}`, false},
+		{"x", "{\"sep\":\"\u2028\"}", false},
+		{"x", `{"broken":`, false},
+	} {
+		got, ok := encodeCallRequest(c.name, json.RawMessage(c.args))
+		if ok != c.handBuilt {
+			t.Fatalf("%s %s: built by hand %v, want %v", c.name, c.args, ok, c.handBuilt)
+		}
+		if !ok {
+			continue
+		}
+		var params any = &mcp.CallToolParamsRaw{Name: c.name, Arguments: json.RawMessage(c.args)}
+		want, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "tools/call", "params": params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s %s:\n got %s\nwant %s", c.name, c.args, got, want)
+		}
+	}
+}
+
+func TestValidID(t *testing.T) {
+	for id, want := range map[string]bool{
+		`"abc"`: true, `""`: true, `1`: true, `0`: true, `-7`: true, `123456789012345`: true,
+		`1234567890123456789`: true, `1.0`: true, `1e3`: true, `-0`: true,
+		`1.5`: false, `123456789012345678901234`: false, `null`: false, `true`: false,
+		`{}`: false, `[]`: false, ``: false,
+	} {
+		if got := validID(json.RawMessage(id)); got != want {
+			t.Errorf("validID(%s) = %v, want %v", id, got, want)
+		}
+	}
+}

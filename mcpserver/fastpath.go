@@ -37,11 +37,13 @@ var FastPath = true
 // fast path reproduces exactly.
 var fastVersions = map[string]bool{"2025-11-25": true, "2025-06-18": true, "2025-03-26": true}
 
+// rpcRequest is decoded in one pass with its params; a request whose params
+// are not an object of that shape fails to decode and goes to the SDK.
 type rpcRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	Params  rpcCallParams   `json:"params"`
 }
 
 type rpcCallParams struct {
@@ -65,12 +67,11 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req rpcRequest
-	var params rpcCallParams
 	a, ok := twins.Action(nil), false
-	if json.Unmarshal(body, &req) == nil && req.JSONRPC == "2.0" && req.Method == "tools/call" && validID(req.ID) &&
-		json.Unmarshal(req.Params, &params) == nil {
-		a, ok = f.tw.Action(params.Name)
+	if json.Unmarshal(body, &req) == nil && req.JSONRPC == "2.0" && req.Method == "tools/call" && validID(req.ID) {
+		a, ok = f.tw.Action(req.Params.Name)
 	}
+	params := req.Params
 	if !ok {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		f.sdk.ServeHTTP(w, r)
@@ -98,7 +99,10 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeResult(w, out)
 		return
 	}
-	taped := &mcp.CallToolParamsRaw{Name: params.Name, Arguments: params.Arguments}
+	var taped any = &mcp.CallToolParamsRaw{Name: params.Name, Arguments: params.Arguments}
+	if req, ok := encodeCallRequest(params.Name, params.Arguments); ok {
+		taped = req
+	}
 	took := time.Since(start)
 	// Where the store allows it the call takes its place on the tape now,
 	// the answer leaves, and the row follows (session.Manager.ReserveTape).
@@ -130,9 +134,18 @@ func acceptsBoth(r *http.Request) bool {
 }
 
 // validID accepts the JSON-RPC ids the SDK accepts: strings and integers.
+// id is valid JSON (it was decoded as part of the request).
 func validID(id json.RawMessage) bool {
 	if len(id) == 0 {
 		return false
+	}
+	// The usual ids, a string or a short run of digits, without a decode.
+	if id[0] == '"' {
+		return true
+	}
+	if digits := bytes.TrimPrefix(id, []byte("-")); len(digits) > 0 && len(digits) <= 15 &&
+		len(bytes.Trim(digits, "0123456789")) == 0 {
+		return true
 	}
 	var v any
 	if json.Unmarshal(id, &v) != nil {

@@ -148,8 +148,9 @@ func recordMiddleware(m *session.Manager, tw *twins.Twin) mcp.Middleware {
 }
 
 // record writes the tape row of one MCP request: at slot when the call
-// reserved one, else appended. tapedBody, when not nil, is the row's
-// response body already encoded (encodeToolResult).
+// reserved one, else appended. params may be the whole request body already
+// encoded (a tapedRequest). tapedBody, when not nil, is the row's response
+// body already encoded (encodeToolResult).
 func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.Principal, call *twins.Call,
 	start time.Time, took time.Duration, slot *session.TapeSlot, method, tool string, params any, res mcp.Result, tapedBody []byte, err error) {
 	row := &tape.Row{
@@ -166,7 +167,11 @@ func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.
 	if _, known := tw.Action(tool); known {
 		row.Tool = &tool
 	}
-	row.Request.Body = tape.Scrub(marshalRedacted(map[string]any{"jsonrpc": "2.0", "method": method, "params": params}), p.Token)
+	if reqBody, ok := params.(tapedRequest); ok {
+		row.Request.Body = tape.Scrub(tape.Truncate(tape.RedactJSON(reqBody)), p.Token)
+	} else {
+		row.Request.Body = tape.Scrub(marshalRedacted(map[string]any{"jsonrpc": "2.0", "method": method, "params": params}), p.Token)
+	}
 	switch {
 	case err != nil:
 		row.Response.Body = marshalRedacted(map[string]any{"error": map[string]any{"message": err.Error()}})
