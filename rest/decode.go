@@ -71,7 +71,17 @@ func buildInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (jso
 			}
 		default:
 			// JSON is what GitHub, Slack and Google clients send, often
-			// without a content type.
+			// without a content type. Values stay raw: they are encoded
+			// again below exactly as sent, and decoded once, by the action.
+			var raw map[string]json.RawMessage
+			if json.Unmarshal(r.body, &raw) == nil && raw != nil {
+				for k, v := range raw {
+					args[k] = v
+					typed[k] = true
+				}
+				break
+			}
+			// Not a JSON object: decode again, to say how.
 			var obj map[string]any
 			dec := json.NewDecoder(bytes.NewReader(r.body))
 			dec.UseNumber()
