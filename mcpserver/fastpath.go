@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,10 +121,16 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// writeResult sends the answer with its length: flushed before the handler
+// returns (to tape after it), an answer without one would go out chunked,
+// and its end in a second write.
 func writeResult(w http.ResponseWriter, out []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	out = append(out, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(http.StatusOK)
-	w.Write(append(out, '\n'))
+	w.Write(out)
 }
 
 // acceptsBoth is the streamable HTTP rule: the client must accept JSON and

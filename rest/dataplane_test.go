@@ -564,6 +564,31 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 	}
 }
 
+// TestMCPFastPathAnswerHasLength: the fast path flushes its answer before
+// taping; without a length that answer went out chunked, its end in a
+// second write.
+func TestMCPFastPathAnswerHasLength(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"text":"x"}}}`
+	req, err := http.NewRequest("POST", env.MCPURL, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"Authorization": "Bearer " + env.AgentToken, "Content-Type": "application/json",
+		"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2025-11-25"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(b)) {
+		t.Fatalf("%d transfer-encoding %v content-length %d for %d bytes: %s", resp.StatusCode, resp.TransferEncoding, resp.ContentLength, len(b), b)
+	}
+}
+
 func TestETags(t *testing.T) {
 	env := resttest.Start(t, notesTwin(false), "")
 	do(t, "POST", env.APIURL+"/notes", jsonBody(env.Token), `{"text":"v1"}`)
