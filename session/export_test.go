@@ -1,5 +1,11 @@
 package session
 
+import (
+	"context"
+
+	"github.com/redis/go-redis/v9"
+)
+
 // Internals the external tests (which must live in session_test to import
 // storetest) pin or inspect.
 var (
@@ -17,3 +23,29 @@ var (
 
 // LocalLocks reports how many per-twin local locks the store holds.
 func (s *RedisStore) LocalLocks() int { return s.locks.size() }
+
+// PipelineStats reports the batches the store's batcher sent and the
+// commands in them.
+func (s *RedisStore) PipelineStats() (batches, cmds int64) {
+	return s.batch.batches.Load(), s.batch.cmds.Load()
+}
+
+// PipelineQueued reports the requests waiting for a batch sender.
+func (s *RedisStore) PipelineQueued() int {
+	s.batch.mu.Lock()
+	defer s.batch.mu.Unlock()
+	return len(s.batch.queue)
+}
+
+// PipelineSenders reports the batch senders running.
+func (s *RedisStore) PipelineSenders() int {
+	s.batch.mu.Lock()
+	defer s.batch.mu.Unlock()
+	return s.batch.running
+}
+
+// Pipe runs cmds through the store's batcher (or directly when batching
+// is off), as the hot path does.
+func (s *RedisStore) Pipe(ctx context.Context, cmds ...redis.Cmder) error {
+	return s.pipe(ctx, 0, cmds...)
+}

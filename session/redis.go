@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,6 +33,10 @@ type RedisStore struct {
 	worlds *worldCache
 	// metas saves decoding sandbox records read again unchanged.
 	metas metaCache
+	// batch sends the hot path's commands of concurrent calls to Redis
+	// together (see redis_batch.go), unless direct is set.
+	batch  *batcher
+	direct atomic.Bool
 }
 
 const (
@@ -58,6 +63,7 @@ func NewRedisStore(client redis.UniversalClient, now func() time.Time) *RedisSto
 	return &RedisStore{
 		rdb: client, now: now, locks: keyedLocks{m: map[string]*keyedLock{}}, maxTapeRows: DefaultMaxTapeRows,
 		worlds: newWorldCache(DefaultWorldCacheBytes),
+		batch:  newBatcher(client, defaultPipelineSenders),
 	}
 }
 
@@ -529,7 +535,10 @@ func (s *RedisStore) save(ctx context.Context, sb *Sandbox, tw *twins.Twin, ver 
 		return false, fmt.Errorf("%s state: %w", tw.Name, err)
 	}
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, tw.Name), lockKey(sb.ID, tw.Name)}
-	res, err := saveScript.Run(ctx, s.rdb, keys, strconv.FormatInt(ver, 10), out, token).Int64()
+	// The save waits for its answer even once the call is cancelled: sent,
+	// it may well store the world, and the caller must know whether it did
+	// (to record the call, and to cache what it saved).
+	res, err := s.runScript(uncancelled(ctx), saveScript, keys, strconv.FormatInt(ver, 10), out, token).Int64()
 	if err != nil {
 		return false, fmt.Errorf("redis save: %w", err)
 	}
@@ -565,7 +574,7 @@ func (s *RedisStore) readWorld(ctx context.Context, sb *Sandbox, tw *twins.Twin)
 		}
 		have = strconv.FormatInt(cached.ver, 10)
 	}
-	res, err := readScript.Run(ctx, s.rdb, []string{stateKey(sb.ID, tw.Name)}, have).Slice()
+	res, err := s.runScript(ctx, readScript, []string{stateKey(sb.ID, tw.Name)}, have).Slice()
 	if err != nil {
 		return nil, notFound(err)
 	}
@@ -720,7 +729,9 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 		return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data)
 	}
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin)}
-	seq, err := appendScript.Run(ctx, s.rdb, keys, data[len(seqPrefix):], s.maxTapeRows).Int64()
+	// As a save, the append waits for its answer even once the call is
+	// cancelled: sent, it may well have taken a seq.
+	seq, err := s.runScript(uncancelled(ctx), appendScript, keys, data[len(seqPrefix):], s.maxTapeRows).Int64()
 	if err != nil {
 		return 0, fmt.Errorf("redis append: %w", err)
 	}
@@ -803,8 +814,15 @@ func (s *RedisStore) CountEval(ctx context.Context, team string) error {
 // Ping fails when Redis is unreachable.
 func (s *RedisStore) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
 
-// Close closes the client the store was given.
-func (s *RedisStore) Close() error { return s.rdb.Close() }
+// Close closes the client the store was given. Commands still queued for
+// a batch fail with redis.ErrClosed; those on the wire fail with the
+// client; Close returns once the batch senders have stopped.
+func (s *RedisStore) Close() error {
+	s.batch.close()
+	err := s.rdb.Close()
+	s.batch.wait()
+	return err
+}
 
 // keyedLocks are mutexes made on demand per key and dropped once nobody
 // holds or waits for them, so a long-running process does not keep one per

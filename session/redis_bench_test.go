@@ -3,6 +3,9 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,6 +115,56 @@ func BenchmarkRedisCall(b *testing.B) {
 				if err := s.Update(ctx, call, tw, write, fn); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkRedisPipelined measures the read path of a data-plane call on
+// Redis (the authorization's GetForTwin, a read Update served from the
+// cached world, and the tape append) from 64 goroutines at once, as 64
+// concurrent HTTP clients make it, with the hot path's commands batched
+// by 1, 2 or 4 senders and with batching off. cmds/batch is how many
+// commands the average round trip carried.
+func BenchmarkRedisPipelined(b *testing.B) {
+	s := newRedis(b, time.Now)
+	ctx := context.Background()
+	read := func(world any) (bool, error) { return false, nil }
+	for _, senders := range []int{-1, 1, 2, 4} {
+		name := "off"
+		if senders > 0 {
+			name = fmt.Sprintf("senders=%d", senders)
+		}
+		b.Run(name, func(b *testing.B) {
+			s.SetPipelineSenders(senders)
+			sb, tw := benchGitHub(b, s)
+			row := storetest.NewRow(sb, tw.Name, "/repos/acme/api/issues/1")
+			row.Method, row.Status, row.StateMutation = "GET", 200, false
+			// About what a get-issue answer weighs.
+			row.Response.Body = json.RawMessage(`{"body":"` + strings.Repeat("x", 1500) + `"}`)
+			batches0, cmds0 := s.PipelineStats()
+			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					call, err := s.GetForTwin(ctx, sb.ID, tw.Name)
+					if err == nil {
+						err = s.Update(ctx, call, tw, false, read)
+					}
+					if err == nil {
+						r := *row
+						_, err = s.Append(ctx, call, &r)
+					}
+					if err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			if batches, cmds := s.PipelineStats(); batches > batches0 {
+				b.ReportMetric(float64(cmds-cmds0)/float64(batches-batches0), "cmds/batch")
 			}
 		})
 	}

@@ -54,12 +54,14 @@ func (v *twinView) end() {
 // with it starts from the cached world without taking the lease (see
 // writeUnleased).
 func (s *RedisStore) GetForTwin(ctx context.Context, id, twin string) (*Sandbox, error) {
-	var meta, ver *redis.StringCmd
-	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		meta = p.Get(ctx, metaKey(id))
-		ver = p.HGet(ctx, stateKey(id, twin), "ver")
-		return nil
-	}); err != nil && !errors.Is(err, redis.Nil) {
+	// Both reads go out in one batch, one after the other on one
+	// connection, as the pipeline of their own they were before batching.
+	meta := redis.NewStringCmd(ctx, "get", metaKey(id))
+	ver := redis.NewStringCmd(ctx, "hget", stateKey(id, twin), "ver")
+	if err := s.pipe(ctx, 0, meta, ver); err != nil {
+		return nil, err
+	}
+	if err := firstErr(meta, ver); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
 	}
 	raw, err := meta.Result()
