@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -81,15 +82,65 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := extractToken(r, tw, body)
-	sb, role, err := d.srv.Manager.Authorize(r.Context(), sid, twinName, token)
-	if errors.Is(err, session.ErrDenied) {
-		opaque404(w)
-		return
+	// A plain read may be served from the sandbox record this process
+	// already holds, checked when its row is taped (Manager.AuthorizeRead);
+	// its answer is held back until then, and thrown away for a second,
+	// ordinary attempt if the record turned out stale.
+	speculate := r.Method == http.MethodGet && !strings.HasPrefix(rest, "/_pome/") && rest != "/openapi.json" && rest != "/mcp"
+	var rate rateState
+	rated := false
+	for {
+		authorize := d.srv.Manager.Authorize
+		if speculate {
+			authorize = d.srv.Manager.AuthorizeRead
+		}
+		sb, role, err := authorize(r.Context(), sid, twinName, token)
+		if errors.Is(err, session.ErrDenied) {
+			opaque404(w)
+			return
+		}
+		if err != nil {
+			writeTwinError(w, tw, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox store is unavailable; retry shortly"))
+			return
+		}
+		if sb.Speculative() && sb.State != session.StateReady {
+			speculate = false
+			continue
+		}
+		out := w
+		var held *heldResponse
+		if sb.Speculative() {
+			held = &heldResponse{header: http.Header{}}
+			out = held
+		}
+		if !rated {
+			// One call counts once against the rate limit, however many
+			// attempts it takes.
+			var allowed bool
+			rate, allowed = d.srv.allow(sb.ID, tw.Name)
+			rate.denied = !allowed
+			rated = true
+		}
+		d.serveAuthorized(out, r, tw, sb, role, token, body, tooLarge, rest, rate)
+		if held == nil {
+			return
+		}
+		switch {
+		case sb.StoreFailed():
+			writeTwinError(w, tw, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox store is unavailable; retry shortly"))
+			return
+		case !sb.Stale():
+			held.sendTo(w)
+			return
+		}
+		speculate = false
 	}
-	if err != nil {
-		writeTwinError(w, tw, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox store is unavailable; retry shortly"))
-		return
-	}
+}
+
+// serveAuthorized serves a data-plane request once its sandbox record and
+// the caller's role are known.
+func (d *dataPlane) serveAuthorized(w http.ResponseWriter, r *http.Request, tw *twins.Twin, sb *session.Sandbox, role session.Role,
+	token string, body []byte, tooLarge bool, rest string, rate rateState) {
 	p := &session.Principal{Sandbox: sb, Twin: tw, Role: role, Token: token, Path: r.URL.Path, Header: r.Header}
 	ctx := session.WithPrincipal(r.Context(), p)
 
@@ -109,8 +160,7 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		opaque404(w)
 		return
 	}
-	rate, allowed := d.srv.allow(sb.ID, tw.Name)
-	if !allowed {
+	if rate.denied {
 		d.serveTaped(ctx, w, r, tw, p, body, tooLarge, func(w http.ResponseWriter, r *http.Request) {
 			rate.setHeaders(w.Header())
 			writeRateLimited(w, tw, rate)
@@ -132,6 +182,37 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		d.routers[tw.Name].ServeHTTP(w, r)
 	})
+}
+
+// heldResponse keeps a speculative answer (see ServeHTTP) until the call
+// is known to stand.
+type heldResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldResponse) Header() http.Header { return h.header }
+
+func (h *heldResponse) WriteHeader(code int) {
+	if h.status == 0 {
+		h.status = code
+	}
+}
+
+func (h *heldResponse) Write(p []byte) (int, error) {
+	h.WriteHeader(http.StatusOK)
+	return h.body.Write(p)
+}
+
+// sendTo writes the held answer to w.
+func (h *heldResponse) sendTo(w http.ResponseWriter) {
+	dst := w.Header()
+	for k, v := range h.header {
+		dst[k] = v
+	}
+	w.WriteHeader(cmp.Or(h.status, http.StatusOK))
+	w.Write(h.body.Bytes())
 }
 
 // serveRoot serves a vendor path at the server root for twins that declare
@@ -204,7 +285,7 @@ func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *ht
 	if name := call.Tool(); name != "" {
 		row.Tool = &name
 	}
-	if err := d.srv.Manager.RecordIn(ctx, slot, p.Sandbox, row); err != nil {
+	if err := d.srv.Manager.RecordIn(ctx, slot, p.Sandbox, row); err != nil && !p.Sandbox.Speculative() {
 		d.srv.log().Error("tape append failed", "sandbox", p.Sandbox.ID, "twin", tw.Name, "err", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -122,5 +123,83 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 	}
 	if st, _, _ := do(t, "GET", urls[0]+"/notes/s/"+c.SessionID+"/notes/1", bearer(tok), ""); st != 404 {
 		t.Fatalf("discarded sandbox still served by replica 0: %d", st)
+	}
+}
+
+// TestReplicaReadSeesOtherReplica: a replica that serves a sandbox's reads
+// from the record and world it holds (speculative reads) still answers
+// every read with what another replica wrote before the read began, tapes
+// each call exactly once, and refuses reads once the other replica stopped
+// the sandbox.
+func TestReplicaReadSeesOtherReplica(t *testing.T) {
+	url := os.Getenv("POME_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("POME_TEST_REDIS_URL not set")
+	}
+	key := session.NewAPIKey()
+	teams, _ := session.NewTeams(map[string][]string{"replicas-" + session.NewSandboxID(): {key}})
+	reg := twins.NewRegistry(notesTwin(false))
+	var urls []string
+	for range 2 {
+		client, err := session.OpenRedis(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := session.NewRedisStore(client, nil)
+		t.Cleanup(func() { store.Close() })
+		hs := httptest.NewServer(rest.NewServer(rest.Config{}, reg, store, teams))
+		t.Cleanup(hs.Close)
+		urls = append(urls, hs.URL)
+	}
+	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
+	st, _, b := do(t, "POST", urls[0]+"/v1/sandboxes", ctl, `{"twins":["notes"]}`)
+	if st != 201 {
+		t.Fatalf("%d %s", st, b)
+	}
+	var c session.Created
+	json.Unmarshal(b, &c)
+	tok := c.ProviderCredentials["notes"].Token
+	api := func(i int) string { return urls[i] + "/notes/s/" + c.SessionID }
+
+	const rounds = 10
+	for n := 1; n <= rounds; n++ {
+		note := fmt.Sprintf("%s/notes/%d", api(0), n)
+		for range 2 { // the second is served from what replica 0 holds
+			if st, _, b := do(t, "GET", note, bearer(tok), ""); st != 404 {
+				t.Fatalf("round %d: note %d before it was written: %d %s", n, n, st, b)
+			}
+		}
+		if st, _, b := do(t, "POST", api(1)+"/notes", jsonBody(tok), fmt.Sprintf(`{"text":"n%d"}`, n)); st != 201 {
+			t.Fatalf("round %d: write on replica 1: %d %s", n, st, b)
+		}
+		if st, _, b := do(t, "GET", note, bearer(tok), ""); st != 200 || !strings.Contains(string(b), fmt.Sprintf("n%d", n)) {
+			t.Fatalf("round %d: read on replica 0 after the write on replica 1: %d %s", n, st, b)
+		}
+	}
+	_, _, b = do(t, "GET", urls[1]+"/v1/sandboxes/"+c.SessionID+"/tapes/notes", ctl, "")
+	var out struct{ Rows []tape.Row }
+	json.Unmarshal(b, &out)
+	if len(out.Rows) != 4*rounds {
+		t.Fatalf("%d tape rows for %d calls", len(out.Rows), 4*rounds)
+	}
+	for i, r := range out.Rows {
+		want := []int{404, 404, 201, 200}[i%4]
+		if r.Seq != int64(i+1) || r.Status != want {
+			t.Fatalf("row %d: seq %d status %d, want seq %d status %d", i, r.Seq, r.Status, i+1, want)
+		}
+	}
+
+	// Warm replica 0 again, stop the sandbox through replica 1: replica 0
+	// refuses the agent's next read.
+	for range 2 {
+		if st, _, _ := do(t, "GET", api(0)+"/notes/1", bearer(tok), ""); st != 200 {
+			t.Fatalf("read before the stop: %d", st)
+		}
+	}
+	if st, _, b := do(t, "DELETE", urls[1]+"/v1/sandboxes/"+c.SessionID, ctl, ""); st != 200 && st != 204 {
+		t.Fatalf("stop: %d %s", st, b)
+	}
+	if st, _, b := do(t, "GET", api(0)+"/notes/1", bearer(tok), ""); st != 404 {
+		t.Fatalf("read on replica 0 after replica 1 stopped the sandbox: %d %s", st, b)
 	}
 }

@@ -209,6 +209,8 @@ type rateState struct {
 	limit int // 0: no limit configured
 	used  int
 	reset time.Time
+	// denied: the call is over the limit.
+	denied bool
 }
 
 // setHeaders adds the x-ratelimit-* headers GitHub sends and many clients

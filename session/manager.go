@@ -398,7 +398,31 @@ func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandb
 	}
 	// Hash once, before the lookup, so that an unknown sandbox and a wrong
 	// token cost the same work.
+	return m.authorize(ctx, id, twin, HashToken(token))
+}
+
+// AuthorizeRead is Authorize for a call that only reads (a GET): where the
+// store can, the record comes from what this process holds, without a
+// round trip, and is checked when the call's row is taped (see
+// redis_spec.go). The caller must then serve the call again with Authorize
+// if the record turns out Stale. A refusal is never speculative: a record
+// that would refuse the call is read again first.
+func (m *Manager) AuthorizeRead(ctx context.Context, id, twin, token string) (*Sandbox, Role, error) {
+	if !ValidSandboxID(id) || token == "" {
+		return nil, RoleNone, ErrDenied
+	}
 	presented := HashToken(token)
+	if g, ok := m.Store.(speculativeGetter); ok {
+		if sb, ok := g.GetCached(id, twin); ok {
+			if role, err := m.admit(sb, twin, presented); err == nil {
+				return sb, role, nil
+			}
+		}
+	}
+	return m.authorize(ctx, id, twin, presented)
+}
+
+func (m *Manager) authorize(ctx context.Context, id, twin, presented string) (*Sandbox, Role, error) {
 	var sb *Sandbox
 	var err error
 	if g, ok := m.Store.(twinRecordGetter); ok {
@@ -414,12 +438,22 @@ func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandb
 	if err != nil {
 		return nil, RoleNone, storeFailure(err)
 	}
+	role, err := m.admit(sb, twin, presented)
+	if err != nil {
+		return nil, RoleNone, err
+	}
+	return sb, role, nil
+}
+
+// admit decides, on the sandbox record, whether the token hash presented
+// opens twin, and as what.
+func (m *Manager) admit(sb *Sandbox, twin, presented string) (Role, error) {
 	if !sb.HasTwin(twin) {
-		return nil, RoleNone, ErrDenied
+		return RoleNone, ErrDenied
 	}
 	now := m.Now()
 	if sb.EffectiveState(now) == StateExpired {
-		return nil, RoleNone, ErrDenied
+		return RoleNone, ErrDenied
 	}
 	// Compare against every token so that timing does not say which one
 	// matched.
@@ -428,13 +462,13 @@ func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandb
 	prov := hashMatches(presented, sb.ProviderHashes[twin])
 	switch {
 	case auth:
-		return sb, RoleAuth, nil
+		return RoleAuth, nil
 	case agent:
-		return sb, RoleAgent, nil
+		return RoleAgent, nil
 	case prov:
-		return sb, RoleProvider, nil
+		return RoleProvider, nil
 	}
-	return nil, RoleNone, ErrDenied
+	return RoleNone, ErrDenied
 }
 
 // Invoke runs an already decoded action input on the sandbox's twin world.
@@ -479,6 +513,11 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 	if errors.Is(err, ErrNotFound) {
 		return nil, twins.Errorf(twins.NotFound, "not_found", "sandbox is gone")
 	}
+	if errors.Is(err, ErrStale) {
+		// The caller serves the call again (Sandbox.Stale); this answer is
+		// thrown away.
+		return nil, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox changed; retry")
+	}
 	var te *twins.Error
 	if err != nil && !errors.As(err, &te) {
 		// Not the handler's answer: the store failed around it, and
@@ -501,7 +540,9 @@ func (m *Manager) Record(ctx context.Context, sb *Sandbox, row *tape.Row) error 
 	wait := 50 * time.Millisecond
 	for {
 		_, err := m.Store.Append(ctx, sb, row)
-		if err == nil || errors.Is(err, ErrNotFound) || time.Now().Add(wait).After(deadline) {
+		// A speculative read's answer has not left: it is served again or
+		// refused rather than held while the store recovers.
+		if err == nil || errors.Is(err, ErrNotFound) || sb.Speculative() || time.Now().Add(wait).After(deadline) {
 			return err
 		}
 		time.Sleep(wait)

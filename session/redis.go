@@ -466,6 +466,10 @@ func (s *RedisStore) Discard(ctx context.Context, id string) error {
 // replicas, and a version check on save, and fn reruns if the version
 // moved on.
 func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, write bool, fn UpdateFunc) error {
+	if write && sb.Speculative() {
+		// A write starts from an authorization Redis just confirmed.
+		return sb.refuseStale()
+	}
 	if !write {
 		world, err := s.readWorld(ctx, sb, tw)
 		if err != nil {
@@ -728,12 +732,27 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	if !bytes.HasPrefix(data, seqPrefix) {
 		return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data)
 	}
+	if sb.Stale() {
+		// Refused before (a write made with it): its answer is void.
+		return 0, ErrStale
+	}
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin)}
+	script, extra := appendFor(sb)
+	args := append([]any{data[len(seqPrefix):], s.maxTapeRows}, extra...)
 	// As a save, the append waits for its answer even once the call is
 	// cancelled: sent, it may well have taken a seq.
-	seq, err := s.runScript(uncancelled(ctx), appendScript, keys, data[len(seqPrefix):], s.maxTapeRows).Int64()
+	seq, err := s.runScript(uncancelled(ctx), script, keys, args...).Int64()
+	if err != nil && sb.Speculative() {
+		// The answer of a speculative read is still held back: rather than
+		// retry (see Manager.Record), it is replaced by the prompt 503 its
+		// authorization would have met.
+		sb.spec.failed.Store(true)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("redis append: %w", err)
+	}
+	if seq == -3 {
+		return 0, sb.refuseStale()
 	}
 	if seq < 0 {
 		return 0, ErrNotFound

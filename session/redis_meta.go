@@ -57,6 +57,18 @@ func (c *metaCache) decode(id, raw string) (*Sandbox, error) {
 	return &sb, nil
 }
 
+// last returns the record of id as last decoded, with the JSON it was
+// decoded from.
+func (c *metaCache) last(id string) (string, *Sandbox, bool) {
+	c.mu.Lock()
+	e, ok := c.m[id]
+	c.mu.Unlock()
+	if !ok {
+		return "", nil, false
+	}
+	return e.raw, e.sb.clone(), true
+}
+
 // forget drops a record (its sandbox was discarded).
 func (c *metaCache) forget(id string) {
 	c.mu.Lock()
@@ -71,8 +83,8 @@ func (c *metaCache) len() int {
 }
 
 // clone copies the record deeply enough that changing the copy, its
-// slices, maps or times never changes sb. It drops the twin view, which
-// belongs to the call that read sb.
+// slices, maps or times never changes sb. It drops the twin view and the
+// speculation, which belong to the call that read sb.
 func (sb *Sandbox) clone() *Sandbox {
 	c := *sb
 	c.Twins = slices.Clone(sb.Twins)
@@ -85,6 +97,6 @@ func (sb *Sandbox) clone() *Sandbox {
 		t := *sb.ClockStart
 		c.ClockStart = &t
 	}
-	c.view = nil
+	c.view, c.spec = nil, nil
 	return &c
 }

@@ -40,6 +40,9 @@ type Sandbox struct {
 	// trip as this record, when it was read to serve a call on that twin
 	// (twinRecordGetter); nil otherwise.
 	view *twinView
+	// spec is set on a record read from the store's caches rather than
+	// from the store (RedisStore.GetCached); nil otherwise.
+	spec *speculation
 }
 
 // HasTwin reports whether the sandbox runs the twin.
