@@ -221,10 +221,11 @@ func (rs rateState) setHeaders(h http.Header) {
 		return
 	}
 	used := min(rs.used, rs.limit)
-	h.Set("X-RateLimit-Limit", strconv.Itoa(rs.limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(rs.limit-used))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(rs.reset.Unix(), 10))
-	h.Set("X-RateLimit-Used", strconv.Itoa(used))
+	// Canonical keys, assigned directly: no canonical copy per call.
+	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(rs.limit)}
+	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(rs.limit - used)}
+	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(rs.reset.Unix(), 10)}
+	h["X-Ratelimit-Used"] = []string{strconv.Itoa(used)}
 }
 
 // retryAfter is the whole seconds until the window resets, at least 1.

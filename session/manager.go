@@ -173,8 +173,13 @@ type Created struct {
 
 // TwinURLs returns a twin's addresses in a sandbox.
 func (m *Manager) TwinURLs(sid, twin string) TwinURLs {
-	base := strings.TrimRight(m.Config.PublicURL, "/") + "/" + twin + "/s/" + sid
+	base := m.apiURL(sid, twin)
 	return TwinURLs{APIURL: base, MCPURL: base + "/mcp", OpenAPIURL: base + "/openapi.json"}
+}
+
+// apiURL is TwinURLs(sid, twin).APIURL, built alone: every call needs it.
+func (m *Manager) apiURL(sid, twin string) string {
+	return strings.TrimRight(m.Config.PublicURL, "/") + "/" + twin + "/s/" + sid
 }
 
 // Create validates the request completely, then creates the sandbox.
@@ -283,7 +288,7 @@ func orRoot(p string) string {
 func (m *Manager) Env(sb *Sandbox, tw *twins.Twin) *twins.Env {
 	now := m.Now
 	return &twins.Env{
-		SandboxID: sb.ID, Twin: tw.Name, APIURL: m.TwinURLs(sb.ID, tw.Name).APIURL,
+		SandboxID: sb.ID, Twin: tw.Name, APIURL: m.apiURL(sb.ID, tw.Name),
 		Now: func() time.Time { return sb.Now(now()) },
 	}
 }

@@ -1,7 +1,7 @@
 package github
 
 import (
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/pomehq/pome/twins"
@@ -46,12 +46,14 @@ func New() *twins.Twin {
 // exceeded" on its own.
 func rateLimitHeaders(env *twins.Env) map[string]string {
 	reset := env.Now().Add(time.Hour).Unix()
+	// Keys in net/http's canonical form (the wire is case-insensitive), so
+	// setting them does not allocate a canonical copy on every call.
 	return map[string]string{
-		"X-RateLimit-Limit":     "5000",
-		"X-RateLimit-Remaining": "4999",
-		"X-RateLimit-Used":      "1",
-		"X-RateLimit-Reset":     fmt.Sprint(reset),
-		"X-RateLimit-Resource":  "core",
+		"X-Ratelimit-Limit":     "5000",
+		"X-Ratelimit-Remaining": "4999",
+		"X-Ratelimit-Used":      "1",
+		"X-Ratelimit-Reset":     strconv.FormatInt(reset, 10),
+		"X-Ratelimit-Resource":  "core",
 	}
 }
 

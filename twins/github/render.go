@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/pomehq/pome/twins"
@@ -184,25 +185,44 @@ func (v *view) user(login string) *APIUser {
 	} else if o := v.w.org(login); o != nil {
 		id, login, typ = o.ID, o.Login, "Organization"
 	}
-	base := v.api + "/users/" + login
 	kind := "U"
 	if typ == "Organization" {
 		kind = "O"
 	}
+	// Every URL of a user starts with one of two prefixes: they are built
+	// into one string and handed out as slices of it, one allocation
+	// rather than one per URL (a user is rendered in nearly every answer).
+	base := v.api + "/users/" + login
+	var spans [11][2]int
+	buf := make([]byte, 0, 10*len(base)+len(v.html)+len(login)+200)
+	for i, part := range [11]string{
+		"", "/followers", "/following{/other_user}", "/gists{/gist_id}", "/starred{/owner}{/repo}",
+		"/subscriptions", "/orgs", "/repos", "/events{/privacy}", "/received_events", "",
+	} {
+		start := len(buf)
+		if i == 10 {
+			buf = append(append(append(buf, v.html...), '/'), login...)
+		} else {
+			buf = append(append(buf, base...), part...)
+		}
+		spans[i] = [2]int{start, len(buf)}
+	}
+	all := string(buf)
+	url := func(i int) string { return all[spans[i][0]:spans[i][1]] }
 	return &APIUser{
 		Login: login, ID: id, NodeID: nodeID(kind, id),
-		AvatarURL:         fmt.Sprintf("https://avatars.githubusercontent.com/u/%d?v=4", id),
-		URL:               base,
-		HTMLURL:           v.html + "/" + login,
-		FollowersURL:      base + "/followers",
-		FollowingURL:      base + "/following{/other_user}",
-		GistsURL:          base + "/gists{/gist_id}",
-		StarredURL:        base + "/starred{/owner}{/repo}",
-		SubscriptionsURL:  base + "/subscriptions",
-		OrganizationsURL:  base + "/orgs",
-		ReposURL:          base + "/repos",
-		EventsURL:         base + "/events{/privacy}",
-		ReceivedEventsURL: base + "/received_events",
+		AvatarURL:         "https://avatars.githubusercontent.com/u/" + strconv.FormatInt(id, 10) + "?v=4",
+		URL:               url(0),
+		HTMLURL:           url(10),
+		FollowersURL:      url(1),
+		FollowingURL:      url(2),
+		GistsURL:          url(3),
+		StarredURL:        url(4),
+		SubscriptionsURL:  url(5),
+		OrganizationsURL:  url(6),
+		ReposURL:          url(7),
+		EventsURL:         url(8),
+		ReceivedEventsURL: url(9),
 		Type:              typ, UserViewType: "public",
 	}
 }

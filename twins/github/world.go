@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -593,7 +594,7 @@ func (r *Repo) putBlob(content []byte) string {
 
 // nodeID makes a GraphQL-style global id that is stable for (kind, id).
 func nodeID(kind string, id int64) string {
-	return kind + "_kwDO" + base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("%s:%d", kind, id)))
+	return kind + "_kwDO" + base64.RawURLEncoding.EncodeToString([]byte(kind+":"+strconv.FormatInt(id, 10)))
 }
 
 // Errors in GitHub's vocabulary; RESTError renders them.
