@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,9 +31,18 @@ func encodeToolResult(res *mcp.CallToolResult) (result, taped []byte, ok bool) {
 		}
 		structured = raw
 	}
-	quoted, err := json.Marshal(tc.Text)
-	if err != nil {
-		return nil, nil, false
+	var quoted []byte
+	if structured != nil && utf8.ValidString(tc.Text) {
+		// The text is json.Marshal's output (callTool), so quoting it only
+		// has backslashes and quotes to escape. (Marshal keeps invalid
+		// UTF-8 a json.RawMessage field holds; quoting replaces it, so such
+		// a text takes the general way.)
+		quoted = quoteMarshalled(tc.Text)
+	} else {
+		var err error
+		if quoted, err = json.Marshal(tc.Text); err != nil {
+			return nil, nil, false
+		}
 	}
 	const head, tail = `{"content":[{"type":"text","text":`, `}]`
 	result = make([]byte, 0, len(head)+len(quoted)+len(tail)+len(`,"structuredContent":`)+len(structured)+len(`,"isError":true}`))
@@ -83,4 +93,22 @@ func encodeCallRequest(name string, args json.RawMessage) (tapedRequest, bool) {
 	}
 	buf.WriteString("}}")
 	return tapedRequest(buf.Bytes()), true
+}
+
+// quoteMarshalled is json.Marshal(text) for a text json.Marshal produced:
+// such a text is valid UTF-8 with every control character, <, >, &, U+2028
+// and U+2029 already escaped, so of what json.Marshal escapes in a string
+// only '"' and '\\' remain. It runs in one pass, without encoding/json's
+// per-character table and UTF-8 decoding.
+func quoteMarshalled(text string) []byte {
+	out := make([]byte, 0, len(text)+len(text)/4+2)
+	out = append(out, '"')
+	last := 0
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c == '"' || c == '\\' {
+			out = append(append(out, text[last:i]...), '\\', c)
+			last = i + 1
+		}
+	}
+	return append(append(out, text[last:]...), '"')
 }

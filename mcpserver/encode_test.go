@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,6 +118,47 @@ func TestValidID(t *testing.T) {
 	} {
 		if got := validID(json.RawMessage(id)); got != want {
 			t.Errorf("validID(%s) = %v, want %v", id, got, want)
+		}
+	}
+}
+
+// TestEncodeToolResultQuotesLikeMarshal: the quoting of a structured
+// result's text matches json.Marshal for outputs holding every kind of
+// character, including raw JSON a twin keeps (json.RawMessage, whose
+// invalid UTF-8 json.Marshal passes through).
+func TestEncodeToolResultQuotesLikeMarshal(t *testing.T) {
+	type out struct {
+		S   string          `json:"s"`
+		Raw json.RawMessage `json:"raw,omitempty"`
+		N   []float64       `json:"n"`
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "\"", "\\", "/", "<", ">", "&", "\n", "\t", "\x00", "\x1f", "\x7f", "é", "😀", "\u2028", "\u2029", "\xff", "\xc3"}
+	randString := func() string {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	raws := []string{``, `{"k":"\u003c"}`, "{\"k\":\"\xff\"}", "[\"\u2028\", \"<&>\"]", `{"deep":{"q":"\"\\"}}`}
+	for i := range 2000 {
+		o := out{S: randString(), Raw: json.RawMessage(raws[i%len(raws)]), N: []float64{float64(i), 1.5}}
+		text, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: json.RawMessage(text)}
+		got, _, ok := encodeToolResult(res)
+		if !ok {
+			t.Fatalf("%s: not encoded", text)
+		}
+		want, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%q:\n got %s\nwant %s", text, got, want)
 		}
 	}
 }

@@ -92,15 +92,37 @@ func IsSecretField(name string) bool { return secretFields[strings.ToLower(name)
 func RedactHeaders(h map[string][]string) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, vs := range h {
-		lk := strings.ToLower(k)
+		lk, ok := lowerHeaders[k]
+		if !ok {
+			lk = strings.ToLower(k)
+		}
 		if secretHeaders[lk] {
 			out[lk] = Redacted
 			continue
 		}
-		out[lk] = strings.Join(vs, ", ")
+		if len(vs) == 1 {
+			out[lk] = vs[0]
+		} else {
+			out[lk] = strings.Join(vs, ", ")
+		}
 	}
 	return out
 }
+
+// lowerHeaders are the lower-case forms of the header names clients send
+// on nearly every call (as net/http canonicalises them), so taping them
+// does not allocate a lower-case copy each time.
+var lowerHeaders = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{
+		"Accept", "Accept-Encoding", "Accept-Language", "Authorization", "Connection", "Content-Length",
+		"Content-Type", "Cookie", "Host", "Mcp-Protocol-Version", "Mcp-Session-Id", "User-Agent",
+		"X-Github-Api-Version", "Stripe-Version", "Idempotency-Key", "X-Request-Id",
+	} {
+		m[k] = strings.ToLower(k)
+	}
+	return m
+}()
 
 // RedactQuery flattens query values (repeated values joined with ",") and
 // hides credential fields.
