@@ -16,10 +16,11 @@ import (
 	"github.com/pomehq/pome/twins"
 )
 
-// TestTwoReplicasShareRedis starts two servers on one Redis, creates a
-// sandbox on one, writes through both (REST and MCP) at once, and reads the
-// same state and the same gap-free tape from either.
-func TestTwoReplicasShareRedis(t *testing.T) {
+// startReplicas starts two servers of the notes twin on the Redis of
+// POME_TEST_REDIS_URL (skipping without one), and returns their URLs and a
+// team key both accept.
+func startReplicas(t *testing.T) ([]string, string) {
+	t.Helper()
 	url := os.Getenv("POME_TEST_REDIS_URL")
 	if url == "" {
 		t.Skip("POME_TEST_REDIS_URL not set")
@@ -46,6 +47,14 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 		hs.Config.Handler = rest.NewServer(rest.Config{PublicURL: pub}, reg, store, teams)
 		urls = append(urls, hs.URL)
 	}
+	return urls, key
+}
+
+// TestTwoReplicasShareRedis starts two servers on one Redis, creates a
+// sandbox on one, writes through both (REST and MCP) at once, and reads the
+// same state and the same gap-free tape from either.
+func TestTwoReplicasShareRedis(t *testing.T) {
+	urls, key := startReplicas(t)
 	ctrl := func(i int, method, path, body string) (int, []byte) {
 		st, _, b := do(t, method, urls[i]+path, map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}, body)
 		return st, b
@@ -132,25 +141,7 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 // each call exactly once, and refuses reads once the other replica stopped
 // the sandbox.
 func TestReplicaReadSeesOtherReplica(t *testing.T) {
-	url := os.Getenv("POME_TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("POME_TEST_REDIS_URL not set")
-	}
-	key := session.NewAPIKey()
-	teams, _ := session.NewTeams(map[string][]string{"replicas-" + session.NewSandboxID(): {key}})
-	reg := twins.NewRegistry(notesTwin(false))
-	var urls []string
-	for range 2 {
-		client, err := session.OpenRedis(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		store := session.NewRedisStore(client, nil)
-		t.Cleanup(func() { store.Close() })
-		hs := httptest.NewServer(rest.NewServer(rest.Config{}, reg, store, teams))
-		t.Cleanup(hs.Close)
-		urls = append(urls, hs.URL)
-	}
+	urls, key := startReplicas(t)
 	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 	st, _, b := do(t, "POST", urls[0]+"/v1/sandboxes", ctl, `{"twins":["notes"]}`)
 	if st != 201 {

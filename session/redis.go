@@ -221,6 +221,12 @@ return saved
 var appendScript = redis.NewScript(luaExpiry + `
 local at = expiry(KEYS[1])
 if at == -2 or redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+` + luaAppendRow)
+
+// luaAppendRow is the end of the append scripts: with the sandbox's expiry
+// in at, take the next seq, store the row (under the cap) and move the
+// tape's keys to the sandbox's expiry.
+const luaAppendRow = `
 if at < 0 then return redis.error_reply('sandbox meta without expiry') end
 local seq = redis.call('INCR', KEYS[3])
 if seq <= tonumber(ARGV[2]) then
@@ -229,7 +235,7 @@ end
 redis.call('PEXPIREAT', KEYS[3], at)
 redis.call('PEXPIREAT', KEYS[4], at)
 return seq
-`)
+`
 
 // releaseScript drops a lease only if it is still ours: after it lapsed,
 // another replica may hold the key.

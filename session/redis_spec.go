@@ -98,15 +98,7 @@ var appendCheckedScript = redis.NewScript(luaExpiry + `
 if redis.call('GET', KEYS[1]) ~= ARGV[3] then return -3 end
 if redis.call('HGET', KEYS[2], 'ver') ~= ARGV[4] then return -3 end
 local at = expiry(KEYS[1])
-if at < 0 then return redis.error_reply('sandbox meta without expiry') end
-local seq = redis.call('INCR', KEYS[3])
-if seq <= tonumber(ARGV[2]) then
-  redis.call('RPUSH', KEYS[4], '{"seq":' .. seq .. ',' .. ARGV[1])
-end
-redis.call('PEXPIREAT', KEYS[3], at)
-redis.call('PEXPIREAT', KEYS[4], at)
-return seq
-`)
+` + luaAppendRow)
 
 // appendFor picks the append script for sb, and its extra arguments.
 func appendFor(sb *Sandbox) (*redis.Script, []any) {

@@ -21,7 +21,7 @@ func TestRenderUserURLs(t *testing.T) {
 		want := map[string]string{
 			"login": c.wantLogin, "node_id": c.node, "type": c.typ,
 			"avatar_url": "https://avatars.githubusercontent.com/u/" + map[int64]string{7: "7", 9: "9", 0: "0"}[c.id] + "?v=4",
-			"url": base, "html_url": "https://github.com/" + c.wantLogin,
+			"url":        base, "html_url": "https://github.com/" + c.wantLogin,
 			"followers_url": base + "/followers", "following_url": base + "/following{/other_user}",
 			"gists_url": base + "/gists{/gist_id}", "starred_url": base + "/starred{/owner}{/repo}",
 			"subscriptions_url": base + "/subscriptions", "organizations_url": base + "/orgs",
