@@ -17,6 +17,13 @@ import (
 
 func do(t *testing.T, method, url string, hdr map[string]string, body string) (int, http.Header, []byte) {
 	t.Helper()
+	resp, b := doResp(t, method, url, hdr, body)
+	return resp.StatusCode, resp.Header, b
+}
+
+// doResp is do for a test that needs the whole response (its framing).
+func doResp(t *testing.T, method, url string, hdr map[string]string, body string) (*http.Response, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +37,7 @@ func do(t *testing.T, method, url string, hdr map[string]string, body string) (i
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, b
+	return resp, b
 }
 
 func bearer(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
@@ -570,20 +577,8 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 func TestMCPFastPathAnswerHasLength(t *testing.T) {
 	env := resttest.Start(t, notesTwin(false), "")
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"text":"x"}}}`
-	req, err := http.NewRequest("POST", env.MCPURL, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[string]string{"Authorization": "Bearer " + env.AgentToken, "Content-Type": "application/json",
-		"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2025-11-25"} {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := doResp(t, "POST", env.MCPURL, map[string]string{"Authorization": "Bearer " + env.AgentToken, "Content-Type": "application/json",
+		"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2025-11-25"}, body)
 	if resp.StatusCode != 200 || len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(b)) {
 		t.Fatalf("%d transfer-encoding %v content-length %d for %d bytes: %s", resp.StatusCode, resp.TransferEncoding, resp.ContentLength, len(b), b)
 	}
