@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -112,6 +113,9 @@ type action[W, In, Out any] struct {
 	h        Handler[W, In, Out]
 	in       *jsonschema.Schema
 	resolved *jsonschema.Resolved
+	// byProp is the input schema without its required list, to validate
+	// one property at a time (see firstFault).
+	byProp *jsonschema.Resolved
 	// quick says yes, cheaply, to arguments resolved would accept (nil
 	// when the schema is beyond it; see quickSchema).
 	quick *quickSchema
@@ -145,7 +149,13 @@ func New[W, In, Out any](spec Spec, h Handler[W, In, Out]) Action {
 	if err != nil {
 		panic(fmt.Sprintf("twins.New(%s): resolve input schema: %v", spec.Name, err))
 	}
-	a := &action[W, In, Out]{spec: spec, h: h, in: in, resolved: resolved}
+	loose := *in
+	loose.Required = nil
+	byProp, err := loose.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("twins.New(%s): resolve input schema: %v", spec.Name, err))
+	}
+	a := &action[W, In, Out]{spec: spec, h: h, in: in, resolved: resolved, byProp: byProp}
 	if doc, err := json.Marshal(in); err == nil {
 		a.quick = compileQuick(doc)
 	}
@@ -207,7 +217,7 @@ func (a *action[W, In, Out]) Decode(args json.RawMessage) (any, error) {
 	}
 	if !QuickValidation || !a.quick.accepts(obj) {
 		if err := a.resolved.Validate(obj); err != nil {
-			return nil, validationError(err)
+			return nil, validationError(a.firstFault(obj, err))
 		}
 	}
 	var in In
@@ -215,6 +225,31 @@ func (a *action[W, In, Out]) Decode(args json.RawMessage) (any, error) {
 		return nil, Errorf(Invalid, "invalid_arguments", "invalid arguments: %v", err)
 	}
 	return in, nil
+}
+
+// firstFault picks, among the faults of arguments the schema refused with
+// err, the one to report: that of the first named property in name order
+// that is wrong on its own, else err (a missing required property). The
+// validator walks the schema's properties in map order, so with several
+// wrong arguments it would name a different one from call to call, and the
+// same call would be answered, and taped, differently.
+func (a *action[W, In, Out]) firstFault(obj map[string]any, err error) error {
+	if len(obj) < 2 {
+		return err
+	}
+	names := make([]string, 0, len(obj))
+	for k := range obj {
+		if _, named := a.in.Properties[k]; named {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if perr := a.byProp.Validate(map[string]any{k: obj[k]}); perr != nil {
+			return perr
+		}
+	}
+	return err
 }
 
 func (a *action[W, In, Out]) Run(ctx context.Context, world any, in any) (any, error) {

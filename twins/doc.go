@@ -45,5 +45,8 @@
 // adapter builds the input from path parameters, the query string and the
 // body (JSON, form, Slack's mixed form/JSON/query, Stripe's bracket-nested
 // form), coercing strings to the field types, then validates it against the
-// same schema MCP uses.
+// same schema MCP uses. When several arguments are wrong, the error names
+// the first of them in name order, so the same call is always answered (and
+// taped) the same way; several faults inside one nested argument may still
+// be worded differently from run to run.
 package twins

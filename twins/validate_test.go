@@ -1,7 +1,10 @@
 package twins
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -98,4 +101,45 @@ func TestQuickSchemaLeavesOtherGoTypesToTheValidator(t *testing.T) {
 			t.Errorf("accepted %T", v)
 		}
 	}
+}
+
+// TestSeveralWrongArgumentsGetOneAnswer: the validator walks properties in
+// map order, so with several wrong arguments it names a different one from
+// run to run. Decode must answer the same call the same way every time,
+// naming the first wrong argument by name, and still report a missing
+// required one when nothing present is wrong.
+func TestSeveralWrongArgumentsGetOneAnswer(t *testing.T) {
+	type in struct {
+		Title string `json:"title"`
+		Body  string `json:"body"`
+		N     int    `json:"n,omitempty"`
+	}
+	a := New(Spec{Name: "x", Effect: Read}, func(ctx context.Context, w *struct{}, i in) (struct{}, error) { return struct{}{}, nil })
+	for _, quick := range []bool{true, false} {
+		QuickValidation = quick
+		for _, c := range []struct{ args, field, text string }{
+			{`{"title":5,"body":true,"n":"x"}`, "body", `"boolean", want "string"`},
+			{`{"title":5,"n":"x","extra":1}`, "n", `"string", want "integer"`},
+			{`{"n":"x"}`, "n", `want "integer"`},
+			{`{"n":2,"extra":1}`, "title", `missing properties`},
+		} {
+			var first string
+			for i := range 100 {
+				_, err := a.Decode(json.RawMessage(c.args))
+				var te *Error
+				if !errors.As(err, &te) {
+					t.Fatalf("%s: got %v, want a twins error", c.args, err)
+				}
+				if i == 0 {
+					first = te.Error()
+					if te.Field != c.field || !strings.Contains(first, c.text) {
+						t.Fatalf("%s: field %q, %q; want field %q and %q", c.args, te.Field, first, c.field, c.text)
+					}
+				} else if te.Error() != first {
+					t.Fatalf("%s: answered %q, then %q", c.args, first, te.Error())
+				}
+			}
+		}
+	}
+	QuickValidation = true
 }

@@ -47,9 +47,11 @@ func TestQuickValidationDecidesAsTheValidator(t *testing.T) {
 				}
 				fastIn, fastErr := decode(a, args, true)
 				slowIn, slowErr := decode(a, args, false)
-				// With several faults the validator's wording may differ
-				// between two runs (it walks a map): an error the quick
-				// path gave must be one the validator gives on some run.
+				// Decode names the first wrong argument by name, but with
+				// several faults inside one argument (an object, a list of
+				// them) the validator's wording may still differ between
+				// runs (it walks a map): an error the quick path gave must
+				// be one the validator gives on some run.
 				for try := 0; fastErr != slowErr && try < 2000; try++ {
 					_, slowErr = decode(a, args, false)
 				}
