@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -133,18 +134,33 @@ func TestKillRedisAndReplicaMidTraffic(t *testing.T) {
 				t.Fatalf("acknowledged write %q lost (of %d acknowledged)", title, len(acked))
 			}
 		}
+		// A write whose reply was lost in the kill is sent again by the
+		// Redis client: it must still be applied once.
+		titles := regexp.MustCompile(`"title":"(w\d+-\d+)"`).FindAllStringSubmatch(string(state), -1)
+		seen := map[string]bool{}
+		for _, m := range titles {
+			if seen[m[1]] {
+				t.Fatalf("write %q applied twice", m[1])
+			}
+			seen[m[1]] = true
+		}
 		st, tp, _ := timed(t, "GET", url+"/v1/sandboxes/"+c.SessionID+"/tapes/github", ctl, "")
 		var out struct{ Rows []tape.Row }
 		if st != 200 || json.Unmarshal(tp, &out) != nil {
 			t.Fatalf("tape from %s: %d", url, st)
 		}
 		created := 0
+		taped := map[string]bool{}
 		for i, row := range out.Rows {
 			if row.Seq != int64(i+1) {
 				t.Fatalf("tape seq gap at %d: %d", i, row.Seq)
 			}
 			if row.Status == 201 && row.StateMutation {
 				created++
+				if taped[string(row.Request.Body)] {
+					t.Fatalf("call %s taped twice", row.Request.Body)
+				}
+				taped[string(row.Request.Body)] = true
 			}
 		}
 		if created < len(acked) {

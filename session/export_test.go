@@ -49,3 +49,24 @@ func (s *RedisStore) PipelineSenders() int {
 func (s *RedisStore) Pipe(ctx context.Context, cmds ...redis.Cmder) error {
 	return s.pipe(ctx, 0, cmds...)
 }
+
+// LoadWriteScripts loads the save and append scripts into Redis, so that
+// their next calls go out as EVALSHA.
+func (s *RedisStore) LoadWriteScripts(ctx context.Context) error {
+	for _, sc := range []*redis.Script{saveScript, appendScript, appendCheckedScript} {
+		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Script hashes, for tests that pick a script's call off the wire.
+var (
+	SaveScriptHash          = saveScript.Hash
+	AppendScriptHash        = appendScript.Hash
+	AppendCheckedScriptHash = appendCheckedScript.Hash
+)
+
+// DropCachedWorld forgets the world this process holds for a twin.
+func (s *RedisStore) DropCachedWorld(id, twin string) { s.worlds.drop(id, twin) }

@@ -540,7 +540,9 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 // tape; the call's answer waits meanwhile.
 func (m *Manager) Record(ctx context.Context, sb *Sandbox, row *tape.Row) error {
 	row.SessionID = sb.ID
-	ctx = context.WithoutCancel(ctx)
+	// Every try carries the same call id, so a store that did append the
+	// row before its answer was lost does not append it again.
+	ctx = context.WithValue(context.WithoutCancel(ctx), callIDKey{}, randomString(16, base62))
 	deadline := time.Now().Add(recordRetryFor)
 	wait := 50 * time.Millisecond
 	for {
@@ -553,6 +555,16 @@ func (m *Manager) Record(ctx context.Context, sb *Sandbox, row *tape.Row) error 
 		time.Sleep(wait)
 		wait = min(wait*2, time.Second)
 	}
+}
+
+type callIDKey struct{}
+
+// callID returns the id Record gave the call being appended, or a new one.
+func callID(ctx context.Context) string {
+	if id, ok := ctx.Value(callIDKey{}).(string); ok {
+		return id
+	}
+	return randomString(16, base62)
 }
 
 // recordRetryFor bounds how long Record retries a failing store.

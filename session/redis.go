@@ -196,8 +196,16 @@ return {ver, redis.call('HGET', KEYS[2], 'doc')}
 // that saves without a lease passes an empty token). A save returns the
 // version it stored the document at, which is exactly one past the version
 // read.
-// KEYS: meta, state, lock. ARGV: version read, document, lease token.
-var saveScript = redis.NewScript(luaExpiry + `
+//
+// A save sent again after its reply was lost (the connection broke; the
+// client resends) must not be taken for a conflict, or the write would run
+// a second time on the state it already changed: each save carries an id,
+// the state keeps the ids of its last saves, and a save whose id is there
+// answers the version it stored at.
+// KEYS: meta, state, lock. ARGV: version read, document, lease token, save id.
+var saveScript = redis.NewScript(luaExpiry + luaRecent + `
+local done = recalled(KEYS[2], 'saves', ARGV[4])
+if done then return done end
 local holder = redis.call('GET', KEYS[3])
 if holder == ARGV[3] then redis.call('DEL', KEYS[3]) elseif holder then return 0 end
 local at = expiry(KEYS[1])
@@ -206,32 +214,68 @@ if at < 0 then return redis.error_reply('sandbox meta without expiry') end
 local ver = redis.call('HGET', KEYS[2], 'ver')
 if not ver then return -1 end
 if ver ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[2], 'doc', ARGV[2])
 local saved = redis.call('HINCRBY', KEYS[2], 'ver', 1)
+redis.call('HSET', KEYS[2], 'doc', ARGV[2], 'saves', remember(KEYS[2], 'saves', ARGV[4], saved, 384))
 redis.call('PEXPIREAT', KEYS[2], at)
 return saved
 `)
+
+// luaRecent keeps, in a field of the state hash, the ids of the last
+// writes of one kind with what each answered (",id=n,id=n…", newest first,
+// at most cap bytes), so that a write sent twice is answered twice the
+// same and done once: recalled returns the answer kept for id, or nil.
+const luaRecent = `
+local function recalled(key, field, id)
+  local list = redis.call('HGET', key, field)
+  if not list then return nil end
+  local _, j = string.find(list, ',' .. id .. '=', 1, true)
+  if not j then return nil end
+  return tonumber(string.match(list, '^%d+', j + 1))
+end
+local function remember(key, field, id, n, cap)
+  local list = ',' .. id .. '=' .. n .. (redis.call('HGET', key, field) or '')
+  if #list > cap then list = string.match(string.sub(list, 1, cap + 1), '^(.*),') end
+  return list
+end
+`
+
+// The state keeps 384 bytes of recent save ids and 1,560 of recent call
+// ids: some 16 saves and 60 rows of 16-character ids. A resend comes within
+// go-redis's retries or Manager.Record's (recordRetryFor); in that time the
+// twin must not take more writes than that from other callers, or the
+// resend is no longer recognised.
 
 // appendScript hands out the next seq and stores the row with it in one
 // step, so seqs are gap-free and ordered across replicas. The row arrives
 // without its leading seq field, which is spliced in here.
 // Past the cap (ARGV[2]) the seq still counts the call but the row is not
-// kept.
-// KEYS: meta, state, tapeseq, tape. ARGV: row JSON after `{"seq":0,`, cap.
-var appendScript = redis.NewScript(luaExpiry + `
+// kept. An append sent again, by the client after its reply was lost or by
+// Manager.Record's retries, answers the seq it took the first time (its
+// call id, ARGV[3], is among the state's recent calls) and stores nothing.
+// KEYS: meta, state, tapeseq, tape. ARGV: row JSON after `{"seq":0,`, cap,
+// call id.
+var appendScript = redis.NewScript(luaExpiry + luaRecent + luaAppendReplay + `
 local at = expiry(KEYS[1])
 if at == -2 or redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 ` + luaAppendRow)
 
+// luaAppendReplay starts the append scripts: a call already appended gets
+// its seq again.
+const luaAppendReplay = `
+local done = recalled(KEYS[2], 'calls', ARGV[3])
+if done then return done end
+`
+
 // luaAppendRow is the end of the append scripts: with the sandbox's expiry
-// in at, take the next seq, store the row (under the cap) and move the
-// tape's keys to the sandbox's expiry.
+// in at, take the next seq, store the row (under the cap), note the call
+// id, and move the tape's keys to the sandbox's expiry.
 const luaAppendRow = `
 if at < 0 then return redis.error_reply('sandbox meta without expiry') end
 local seq = redis.call('INCR', KEYS[3])
 if seq <= tonumber(ARGV[2]) then
   redis.call('RPUSH', KEYS[4], '{"seq":' .. seq .. ',' .. ARGV[1])
 end
+redis.call('HSET', KEYS[2], 'calls', remember(KEYS[2], 'calls', ARGV[3], seq, 1560))
 redis.call('PEXPIREAT', KEYS[3], at)
 redis.call('PEXPIREAT', KEYS[4], at)
 return seq
@@ -548,7 +592,7 @@ func (s *RedisStore) save(ctx context.Context, sb *Sandbox, tw *twins.Twin, ver 
 	// The save waits for its answer even once the call is cancelled: sent,
 	// it may well store the world, and the caller must know whether it did
 	// (to record the call, and to cache what it saved).
-	res, err := s.runScript(uncancelled(ctx), saveScript, keys, strconv.FormatInt(ver, 10), out, token).Int64()
+	res, err := s.runScript(uncancelled(ctx), saveScript, keys, strconv.FormatInt(ver, 10), out, token, randomString(16, base62)).Int64()
 	if err != nil {
 		return false, fmt.Errorf("redis save: %w", err)
 	}
@@ -744,7 +788,7 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	}
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin)}
 	script, extra := appendFor(sb)
-	args := append([]any{data[len(seqPrefix):], s.maxTapeRows}, extra...)
+	args := append([]any{data[len(seqPrefix):], s.maxTapeRows, callID(ctx)}, extra...)
 	// As a save, the append waits for its answer even once the call is
 	// cancelled: sent, it may well have taken a seq.
 	seq, err := s.runScript(uncancelled(ctx), script, keys, args...).Int64()

@@ -93,10 +93,10 @@ func (s *RedisStore) GetCached(id, twin string) (*Sandbox, bool) {
 // the row only if the record and the twin's state version are still the
 // ones the call was served from, and answers -3 (nothing stored) if not.
 // KEYS: meta, state, tapeseq, tape. ARGV: row JSON after `{"seq":0,`, cap,
-// the record as read, the state version.
-var appendCheckedScript = redis.NewScript(luaExpiry + `
-if redis.call('GET', KEYS[1]) ~= ARGV[3] then return -3 end
-if redis.call('HGET', KEYS[2], 'ver') ~= ARGV[4] then return -3 end
+// call id, the record as read, the state version.
+var appendCheckedScript = redis.NewScript(luaExpiry + luaRecent + luaAppendReplay + `
+if redis.call('GET', KEYS[1]) ~= ARGV[4] then return -3 end
+if redis.call('HGET', KEYS[2], 'ver') ~= ARGV[5] then return -3 end
 local at = expiry(KEYS[1])
 ` + luaAppendRow)
 

@@ -1,0 +1,272 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/session/storetest"
+	"github.com/pomehq/pome/tape"
+)
+
+// replyCutter is a TCP proxy to Redis that, once armed with a marker, lets
+// the first command carrying it through to Redis and then cuts the
+// client's connection before the reply comes back: the command ran, and
+// its sender only sees the connection drop, as when Redis restarts or the
+// network breaks at the wrong moment. go-redis then sends it again.
+type replyCutter struct {
+	target string
+	ln     net.Listener
+	marker atomic.Pointer[[]byte]
+	cuts   atomic.Int32
+	wg     sync.WaitGroup
+}
+
+func newReplyCutter(t *testing.T, target string) *replyCutter {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &replyCutter{target: target, ln: ln}
+	p.wg.Add(1)
+	go p.accept()
+	t.Cleanup(func() { ln.Close(); p.wg.Wait() })
+	return p
+}
+
+func (p *replyCutter) arm(marker string) {
+	m := []byte(marker)
+	p.marker.Store(&m)
+}
+
+func (p *replyCutter) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.wg.Add(1)
+		go p.serve(c)
+	}
+}
+
+func (p *replyCutter) serve(c net.Conn) {
+	defer p.wg.Done()
+	defer c.Close()
+	r, err := net.Dial("tcp", p.target)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	var cut atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 && !cut.Load() {
+				if _, werr := c.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := c.Read(buf)
+		if n > 0 {
+			if m := p.marker.Load(); m != nil && bytes.Contains(buf[:n], *m) && p.marker.CompareAndSwap(m, nil) {
+				// Hold the reply back, let Redis run the command, then
+				// drop the client's connection.
+				cut.Store(true)
+				r.Write(buf[:n])
+				time.Sleep(100 * time.Millisecond)
+				p.cuts.Add(1)
+				c.Close()
+				r.Close()
+				<-done
+				return
+			}
+			if _, werr := r.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	r.Close()
+	<-done
+}
+
+// cutterStore is a Redis store whose client reaches Redis through a
+// replyCutter.
+func cutterStore(t *testing.T) (*session.RedisStore, *replyCutter) {
+	t.Helper()
+	u, err := url.Parse(redisURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newReplyCutter(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	c, err := session.OpenRedis(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := session.NewRedisStore(c, time.Now)
+	t.Cleanup(func() { s.Close() })
+	// The calls to cut must be the scripts' own, not a first NOSCRIPT.
+	if err := s.LoadWriteScripts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s, p
+}
+
+// TestRedisLostSaveReplyAppliesOnce: a write whose save ran in Redis but
+// whose reply was lost is sent again by the client; the resend must not be
+// taken for a conflict, which would run the write a second time on the
+// state it already changed.
+func TestRedisLostSaveReplyAppliesOnce(t *testing.T) {
+	for _, batched := range []bool{true, false} {
+		t.Run(map[bool]string{true: "batched", false: "unbatched"}[batched], func(t *testing.T) {
+			ctx := context.Background()
+			s, p := cutterStore(t)
+			if !batched {
+				s.SetPipelineSenders(-1)
+			}
+			sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
+			for i, cached := range []bool{false, true} {
+				if !cached {
+					// Start from Redis: the write takes the lease first.
+					s.DropCachedWorld(sb.ID, "alpha")
+				}
+				p.arm(session.SaveScriptHash())
+				runs := 0
+				err := s.Update(ctx, sb, storetest.Alpha, true, func(world any) (bool, error) {
+					runs++
+					return storetest.Increment(world)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.cuts.Load() != int32(i+1) {
+					t.Fatalf("the save's reply was not cut (%d cuts)", p.cuts.Load())
+				}
+				if w := worldOf(t, s, sb, "alpha"); w.Counter != i+1 || runs != 1 {
+					t.Fatalf("cached=%v: counter %d after %d writes, fn ran %d times", cached, w.Counter, i+1, runs)
+				}
+			}
+		})
+	}
+}
+
+// TestRedisLostAppendReplyAppendsOnce: an append whose reply was lost is
+// sent again, by the client and then by Record's own retries; the tape
+// must still hold the call once.
+func TestRedisLostAppendReplyAppendsOnce(t *testing.T) {
+	ctx := context.Background()
+	s, p := cutterStore(t)
+	sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
+	m := &session.Manager{Store: s}
+	for i := range 3 {
+		p.arm(session.AppendScriptHash())
+		row := &tape.Row{At: time.Now(), Twin: "alpha", Transport: tape.TransportREST, Method: "POST", Path: "/x", Status: 200}
+		if err := m.Record(ctx, sb, row); err != nil {
+			t.Fatal(err)
+		}
+		if row.Seq != int64(i+1) {
+			t.Errorf("row %d got seq %d", i+1, row.Seq)
+		}
+	}
+	if p.cuts.Load() != 3 {
+		t.Fatalf("%d appends cut, want 3", p.cuts.Load())
+	}
+	rows, err := s.Tape(ctx, sb, "alpha", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("tape holds %d rows after 3 calls", len(rows))
+	}
+	stored, total, err := s.TapeLen(ctx, sb, "alpha")
+	if err != nil || stored != 3 || total != 3 {
+		t.Fatalf("tape length %d, %d calls counted (%v), want 3 and 3", stored, total, err)
+	}
+}
+
+// TestRedisLostSpeculativeAppendReplyAppendsOnce: the append of a
+// speculative read, resent after its reply was lost, finds the record and
+// version unchanged, as the first time; it must still not store the row
+// twice.
+func TestRedisLostSpeculativeAppendReplyAppendsOnce(t *testing.T) {
+	ctx := context.Background()
+	s, p := cutterStore(t)
+	sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
+	if _, err := readWorld(t, s, authorize(t, s, sb)); err != nil { // caches both
+		t.Fatal(err)
+	}
+	call := authorizeRead(t, s, sb)
+	if !call.Speculative() {
+		t.Fatal("not speculative with the record and the world cached")
+	}
+	p.arm(session.AppendCheckedScriptHash())
+	m := &session.Manager{Store: s}
+	row := &tape.Row{At: time.Now(), Twin: "alpha", Transport: tape.TransportREST, Method: "GET", Path: "/x", Status: 200}
+	if err := m.Record(ctx, call, row); err != nil || row.Seq != 1 {
+		t.Fatalf("record = seq %d, %v", row.Seq, err)
+	}
+	if p.cuts.Load() != 1 {
+		t.Fatal("the append's reply was not cut")
+	}
+	if stored, total := tapeLen(t, s, sb); stored != 1 || total != 1 {
+		t.Fatalf("tape length %d, %d calls counted, want 1 and 1", stored, total)
+	}
+}
+
+// TestRedisRecentCallsStayBounded: the ids kept to recognise resends are
+// the latest ones, well formed, within their byte budget.
+func TestRedisRecentCallsStayBounded(t *testing.T) {
+	ctx := context.Background()
+	s := newRedis(t, time.Now)
+	raw := newRedisClient(t)
+	defer raw.Close()
+	sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
+	m := &session.Manager{Store: s}
+	for range 100 {
+		if err := m.Record(ctx, sb, &tape.Row{At: time.Now(), Twin: "alpha", Transport: tape.TransportREST, Method: "GET", Path: "/x", Status: 200}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Update(ctx, sb, storetest.Alpha, true, storetest.Increment); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for field, budget := range map[string]int{"calls": 1560, "saves": 384} {
+		list, err := raw.HGet(ctx, session.StateKey(sb.ID, "alpha"), field).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) > budget || len(list) < budget-40 {
+			t.Errorf("%s: %d bytes kept, want up to %d and near it", field, len(list), budget)
+		}
+		if !regexp.MustCompile(`^(,[0-9A-Za-z]{16}=[0-9]+)+$`).MatchString(list) {
+			t.Errorf("%s: malformed list %q", field, list)
+		}
+		if want := map[string]string{"calls": "=100,", "saves": "=101,"}[field]; !strings.Contains(list[:30], want) {
+			t.Errorf("%s: newest entry is not first: %.40q", field, list)
+		}
+	}
+}
