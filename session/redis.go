@@ -115,11 +115,15 @@ local function expiry(key)
 end
 `
 
-// createScript writes a sandbox's keys, refusing an id already in use.
+// createScript writes a sandbox's keys, refusing an id already in use,
+// unless by this very record (the same create, sent again after its reply
+// was lost).
 // KEYS: meta, then per twin state, seed, tape, tapeseq.
 // ARGV: retain-until ms, meta JSON, then per twin its seed document.
 var createScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local cur = redis.call('GET', KEYS[1])
+if cur == ARGV[2] then return 1 end
+if cur then return 0 end
 local at = ARGV[1]
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('PEXPIREAT', KEYS[1], at)
@@ -137,11 +141,14 @@ return 1
 
 // quotaScript admits a sandbox into its team: it drops expired members of
 // the open set and counts the rest in the same step that adds the new one,
-// so concurrent creates can never overshoot the quota.
+// so concurrent creates can never overshoot the quota. A sandbox already
+// admitted (the same call, sent again after its reply was lost) is
+// admitted again without being counted twice.
 // KEYS: open, usage, index. ARGV: now ms, quota, id, expires ms, twin count,
 // summary JSON.
 var quotaScript = redis.NewScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[3]) then return 1 end
 local quota = tonumber(ARGV[2])
 if quota > 0 and redis.call('ZCARD', KEYS[1]) >= quota then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
@@ -153,10 +160,13 @@ return 1
 
 // stopScript swaps the meta record if nobody changed it since it was read,
 // and moves every key of the sandbox to the new retention in the same step.
+// Sent again after its reply was lost, it finds its own new record and
+// answers as the first time, so the caller goes on to the team index.
 // KEYS: meta, then every twin key. ARGV: meta as read, new meta, retain ms.
 var stopScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then return -1 end
+if cur == ARGV[2] then return 1 end
 if cur ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 for i = 1, #KEYS do redis.call('PEXPIREAT', KEYS[i], ARGV[3]) end

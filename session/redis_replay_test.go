@@ -3,6 +3,7 @@ package session_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"net/url"
 	"regexp"
@@ -268,5 +269,70 @@ func TestRedisRecentCallsStayBounded(t *testing.T) {
 		if want := map[string]string{"calls": "=100,", "saves": "=101,"}[field]; !strings.Contains(list[:30], want) {
 			t.Errorf("%s: newest entry is not first: %.40q", field, list)
 		}
+	}
+}
+
+// TestRedisLostCreateReplyCreatesOnce: a create whose scripts ran but whose
+// replies were lost is sent again; it must succeed, once, and be counted
+// once against the team's quota and usage.
+func TestRedisLostCreateReplyCreatesOnce(t *testing.T) {
+	ctx := context.Background()
+	for _, script := range []string{"create", "quota"} {
+		t.Run(script, func(t *testing.T) {
+			s, p := cutterStore(t)
+			team := storetest.NewTeam()
+			p.arm(map[string]string{"create": session.CreateScriptHash(), "quota": session.QuotaScriptHash()}[script])
+			sb := storetest.NewSandbox(team, time.Now(), time.Hour, "alpha")
+			if err := s.Create(ctx, sb, storetest.SeedWorlds(t, "alpha"), 1); err != nil {
+				t.Fatalf("create, its reply lost once: %v", err)
+			}
+			if p.cuts.Load() != 1 {
+				t.Fatal("the script's reply was not cut")
+			}
+			u, err := s.Usage(ctx, team)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.SandboxesCreated != 1 || u.SandboxesOpen != 1 || u.TwinsStarted != 1 {
+				t.Errorf("usage after one create: %+v", u)
+			}
+			list, err := s.List(ctx, team)
+			if err != nil || len(list) != 1 {
+				t.Errorf("list after one create: %d sandboxes, %v", len(list), err)
+			}
+			// A different sandbox under the same id is still refused.
+			other := storetest.NewSandbox(team, time.Now(), time.Hour, "alpha")
+			other.ID = sb.ID
+			if err := s.Create(ctx, other, storetest.SeedWorlds(t, "alpha"), 0); !errors.Is(err, session.ErrExists) {
+				t.Errorf("create over a taken id = %v, want ErrExists", err)
+			}
+		})
+	}
+}
+
+// TestRedisLostStopReplyStopsOnce: a Stop whose reply was lost, sent again,
+// must still finish: the sandbox leaves the team's open set and the index
+// says stopped.
+func TestRedisLostStopReplyStopsOnce(t *testing.T) {
+	ctx := context.Background()
+	s, p := cutterStore(t)
+	team := storetest.NewTeam()
+	sb := createSandbox(t, s, team, time.Hour, "alpha")
+	p.arm(session.StopScriptHash())
+	now := time.Now()
+	got, err := s.Stop(ctx, sb.ID, now, now.Add(time.Hour))
+	if err != nil || got.State != session.StateStopped {
+		t.Fatalf("stop = %v, %v", got, err)
+	}
+	if p.cuts.Load() != 1 {
+		t.Fatal("the stop's reply was not cut")
+	}
+	u, err := s.Usage(ctx, team)
+	if err != nil || u.SandboxesOpen != 0 {
+		t.Errorf("open sandboxes after the stop: %+v, %v", u, err)
+	}
+	list, err := s.List(ctx, team)
+	if err != nil || len(list) != 1 || list[0].State != session.StateStopped {
+		t.Fatalf("list after the stop: %+v, %v", list, err)
 	}
 }
