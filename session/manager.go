@@ -542,7 +542,7 @@ func (m *Manager) Record(ctx context.Context, sb *Sandbox, row *tape.Row) error 
 	row.SessionID = sb.ID
 	// Every try carries the same call id, so a store that did append the
 	// row before its answer was lost does not append it again.
-	ctx = context.WithValue(context.WithoutCancel(ctx), callIDKey{}, randomString(16, base62))
+	ctx = context.WithValue(context.WithoutCancel(ctx), callIDKey{}, writeID())
 	deadline := time.Now().Add(recordRetryFor)
 	wait := 50 * time.Millisecond
 	for {
@@ -564,8 +564,12 @@ func callID(ctx context.Context) string {
 	if id, ok := ctx.Value(callIDKey{}).(string); ok {
 		return id
 	}
-	return randomString(16, base62)
+	return writeID()
 }
+
+// writeID names one save or one taped call, so that a store can tell it
+// from another when it is sent twice (see the Redis store's saveScript).
+func writeID() string { return randomString(16, base62) }
 
 // recordRetryFor bounds how long Record retries a failing store.
 const recordRetryFor = 10 * time.Second

@@ -209,51 +209,60 @@ return {ver, redis.call('HGET', KEYS[2], 'doc')}
 //
 // A save sent again after its reply was lost (the connection broke; the
 // client resends) must not be taken for a conflict, or the write would run
-// a second time on the state it already changed: each save carries an id,
-// the state keeps the ids of its last saves, and a save whose id is there
-// answers the version it stored at.
+// a second time on the state it already changed: each save carries an id
+// (writeID), the state keeps the ids of its last saves with the versions
+// they stored (luaRecent), and a save whose id is there answers that
+// version again.
 // KEYS: meta, state, lock. ARGV: version read, document, lease token, save id.
 var saveScript = redis.NewScript(luaExpiry + luaRecent + `
-local done = recalled(KEYS[2], 'saves', ARGV[4])
+local st = redis.call('HMGET', KEYS[2], 'ver', 'saves')
+local done = recalled(st[2], ARGV[4])
 if done then return done end
 local holder = redis.call('GET', KEYS[3])
 if holder == ARGV[3] then redis.call('DEL', KEYS[3]) elseif holder then return 0 end
 local at = expiry(KEYS[1])
 if at == -2 then return -1 end
 if at < 0 then return redis.error_reply('sandbox meta without expiry') end
-local ver = redis.call('HGET', KEYS[2], 'ver')
+local ver = st[1]
 if not ver then return -1 end
 if ver ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], 'doc', ARGV[2], 'saves', remember(st[2], ARGV[4], tonumber(ver) + 1, ` + recentSaves + `))
 local saved = redis.call('HINCRBY', KEYS[2], 'ver', 1)
-redis.call('HSET', KEYS[2], 'doc', ARGV[2], 'saves', remember(KEYS[2], 'saves', ARGV[4], saved, 384))
 redis.call('PEXPIREAT', KEYS[2], at)
 return saved
 `)
 
-// luaRecent keeps, in a field of the state hash, the ids of the last
-// writes of one kind with what each answered (",id=n,id=n…", newest first,
-// at most cap bytes), so that a write sent twice is answered twice the
-// same and done once: recalled returns the answer kept for id, or nil.
+// luaRecent keeps, in a field of the state hash, the ids of a twin's last
+// writes of one kind with what each answered, newest first, as fixed-width
+// entries ",ID=NNNNNNNNNNNN" (a 16-character writeID, a 12-digit answer),
+// so that a write sent twice is answered twice the same and done once.
+// recalled returns the answer kept for id in list (false when none yet),
+// or nil; remember returns list with a new entry first, cut to keep
+// entries. Each redis.call in a script costs a few microseconds, so the
+// list is read along with what the script reads anyway and written along
+// with what it writes.
 const luaRecent = `
-local function recalled(key, field, id)
-  local list = redis.call('HGET', key, field)
+local function recalled(list, id)
   if not list then return nil end
   local _, j = string.find(list, ',' .. id .. '=', 1, true)
   if not j then return nil end
-  return tonumber(string.match(list, '^%d+', j + 1))
+  return tonumber(string.sub(list, j + 1, j + 12))
 end
-local function remember(key, field, id, n, cap)
-  local list = ',' .. id .. '=' .. n .. (redis.call('HGET', key, field) or '')
-  if #list > cap then list = string.match(string.sub(list, 1, cap + 1), '^(.*),') end
-  return list
+local function remember(list, id, n, keep)
+  return string.sub(',' .. id .. '=' .. string.format('%012d', n) .. (list or ''), 1, keep * 30)
 end
 `
 
-// The state keeps 384 bytes of recent save ids and 1,560 of recent call
-// ids: some 16 saves and 60 rows of 16-character ids. A resend comes within
-// go-redis's retries or Manager.Record's (recordRetryFor); in that time the
-// twin must not take more writes than that from other callers, or the
-// resend is no longer recognised.
+// How many saves and taped calls of a twin the state remembers (240 and
+// 960 bytes: building the list costs the script a few microseconds per
+// kilobyte). A resend comes within go-redis's retries or
+// Manager.Record's (recordRetryFor); in that time the twin must not take
+// more writes than that from other callers, or the resend is not
+// recognised.
+const (
+	recentSaves = "8"
+	recentCalls = "32"
+)
 
 // appendScript hands out the next seq and stores the row with it in one
 // step, so seqs are gap-free and ordered across replicas. The row arrives
@@ -265,29 +274,32 @@ end
 // KEYS: meta, state, tapeseq, tape. ARGV: row JSON after `{"seq":0,`, cap,
 // call id.
 var appendScript = redis.NewScript(luaExpiry + luaRecent + luaAppendReplay + `
+if not st[1] then return -1 end
 local at = expiry(KEYS[1])
-if at == -2 or redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+if at == -2 then return -1 end
 ` + luaAppendRow)
 
-// luaAppendReplay starts the append scripts: a call already appended gets
-// its seq again.
+// luaAppendReplay starts the append scripts: it reads the state's version
+// and recent calls, and a call already appended gets its seq again.
 const luaAppendReplay = `
-local done = recalled(KEYS[2], 'calls', ARGV[3])
+local st = redis.call('HMGET', KEYS[2], 'ver', 'calls')
+local done = recalled(st[2], ARGV[3])
 if done then return done end
 `
 
 // luaAppendRow is the end of the append scripts: with the sandbox's expiry
-// in at, take the next seq, store the row (under the cap), note the call
-// id, and move the tape's keys to the sandbox's expiry.
+// in at, take the next seq, store the row (under the cap) and note the call
+// id. A tape key this creates gets the sandbox's expiry; one that exists
+// has it already (Stop moves every key), and each PEXPIREAT is a call the
+// script need not make.
 const luaAppendRow = `
 if at < 0 then return redis.error_reply('sandbox meta without expiry') end
 local seq = redis.call('INCR', KEYS[3])
+if seq == 1 then redis.call('PEXPIREAT', KEYS[3], at) end
 if seq <= tonumber(ARGV[2]) then
-  redis.call('RPUSH', KEYS[4], '{"seq":' .. seq .. ',' .. ARGV[1])
+  if redis.call('RPUSH', KEYS[4], '{"seq":' .. seq .. ',' .. ARGV[1]) == 1 then redis.call('PEXPIREAT', KEYS[4], at) end
 end
-redis.call('HSET', KEYS[2], 'calls', remember(KEYS[2], 'calls', ARGV[3], seq, 1560))
-redis.call('PEXPIREAT', KEYS[3], at)
-redis.call('PEXPIREAT', KEYS[4], at)
+redis.call('HSET', KEYS[2], 'calls', remember(st[2], ARGV[3], seq, ` + recentCalls + `))
 return seq
 `
 
@@ -602,7 +614,7 @@ func (s *RedisStore) save(ctx context.Context, sb *Sandbox, tw *twins.Twin, ver 
 	// The save waits for its answer even once the call is cancelled: sent,
 	// it may well store the world, and the caller must know whether it did
 	// (to record the call, and to cache what it saved).
-	res, err := s.runScript(uncancelled(ctx), saveScript, keys, strconv.FormatInt(ver, 10), out, token, randomString(16, base62)).Int64()
+	res, err := s.runScript(uncancelled(ctx), saveScript, keys, strconv.FormatInt(ver, 10), out, token, writeID()).Int64()
 	if err != nil {
 		return false, fmt.Errorf("redis save: %w", err)
 	}

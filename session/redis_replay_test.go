@@ -255,18 +255,18 @@ func TestRedisRecentCallsStayBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for field, budget := range map[string]int{"calls": 1560, "saves": 384} {
+	for field, budget := range map[string]int{"calls": 960, "saves": 240} {
 		list, err := raw.HGet(ctx, session.StateKey(sb.ID, "alpha"), field).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list) > budget || len(list) < budget-40 {
-			t.Errorf("%s: %d bytes kept, want up to %d and near it", field, len(list), budget)
+		if len(list) != budget {
+			t.Errorf("%s: %d bytes kept, want %d", field, len(list), budget)
 		}
-		if !regexp.MustCompile(`^(,[0-9A-Za-z]{16}=[0-9]+)+$`).MatchString(list) {
+		if !regexp.MustCompile(`^(,[0-9A-Za-z]{16}=[0-9]{12})+$`).MatchString(list) {
 			t.Errorf("%s: malformed list %q", field, list)
 		}
-		if want := map[string]string{"calls": "=100,", "saves": "=101,"}[field]; !strings.Contains(list[:30], want) {
+		if want := map[string]string{"calls": "=000000000100,", "saves": "=000000000101,"}[field]; !strings.Contains(list[:31], want) {
 			t.Errorf("%s: newest entry is not first: %.40q", field, list)
 		}
 	}

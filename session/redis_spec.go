@@ -96,7 +96,7 @@ func (s *RedisStore) GetCached(id, twin string) (*Sandbox, bool) {
 // call id, the record as read, the state version.
 var appendCheckedScript = redis.NewScript(luaExpiry + luaRecent + luaAppendReplay + `
 if redis.call('GET', KEYS[1]) ~= ARGV[4] then return -3 end
-if redis.call('HGET', KEYS[2], 'ver') ~= ARGV[5] then return -3 end
+if st[1] ~= ARGV[5] then return -3 end
 local at = expiry(KEYS[1])
 ` + luaAppendRow)
 
