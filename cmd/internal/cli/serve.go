@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/pomehq/pome/cmd/internal/gcfloor"
 	"github.com/pomehq/pome/rest"
 )
 
@@ -37,6 +38,11 @@ func (a *App) newServeCmd() *cobra.Command {
 				return err
 			}
 			cfg.Logger = slog.New(slog.NewTextHandler(a.Stderr, nil))
+			floor, err := gcFloor(a.v)
+			if err != nil {
+				return err
+			}
+			defer gcfloor.Start(floor)()
 			// main already cancels on these signals; doing it here too
 			// keeps the command correct when embedded elsewhere.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -69,6 +75,8 @@ func (a *App) newServeCmd() *cobra.Command {
 	bindKey(f, "runs-dir", keyRunsDir)
 	f.Int64("max-tape-rows", 100_000, "rows kept per twin tape of a sandbox; later calls are counted, not kept (env POME_MAX_TAPE_ROWS)")
 	bindKey(f, "max-tape-rows", keyMaxTapeRows)
+	f.Int("gc-heap-floor", 128, "MiB the Go heap may grow to before a garbage collection, while little of it is live; 0 leaves GOGC alone (env POME_GC_HEAP_FLOOR)")
+	bindKey(f, "gc-heap-floor", keyGCHeapFloor)
 	f.Bool("state-deltas", false, "tape what each call changed in its twin's state, for the dashboard (env POME_STATE_DELTAS; costs a diff per write)")
 	bindKey(f, "state-deltas", keyStateDeltas)
 	for flag, key := range map[string]string{
@@ -89,6 +97,19 @@ const keyMaxTapeRows = "max_tape_rows"
 
 // keyStateDeltas is the config key of --state-deltas.
 const keyStateDeltas = "state_deltas"
+
+// keyGCHeapFloor is the config key of --gc-heap-floor.
+const keyGCHeapFloor = "gc_heap_floor"
+
+// gcFloor reads --gc-heap-floor (MiB) as bytes.
+func gcFloor(v *viper.Viper) (uint64, error) {
+	v.BindEnv(keyGCHeapFloor, "POME_GC_HEAP_FLOOR")
+	n, err := cast.ToIntE(v.Get(keyGCHeapFloor))
+	if err != nil || n < 0 {
+		return 0, usageErrorf("%s: want a number of MiB, 0 or more", keyGCHeapFloor)
+	}
+	return uint64(n) << 20, nil
+}
 
 // ServeConfig maps the resolved configuration of `pome serve` to
 // rest.Config. v supplies flags, env and scalar config-file keys; fileRaw is

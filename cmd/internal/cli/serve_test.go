@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +154,9 @@ func TestServeRejectsBadValues(t *testing.T) {
 		{name: "teams not a map", file: "teams: [pme_a]\n"},
 		{name: "rate limit not a number", file: "rate_limits:\n  github: fast\n"},
 		{name: "stray argument", args: []string{"now"}},
+		{name: "negative GC heap floor", args: []string{"--gc-heap-floor", "-1"}},
+		{name: "bad env GC heap floor", env: map[string]string{"POME_GC_HEAP_FLOOR": "big"}},
+		{name: "GC heap floor not a number", file: "gc_heap_floor: big\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -209,5 +214,58 @@ func TestShippedConfigs(t *testing.T) {
 	if cfg.Addr != "127.0.0.1:7071" || cfg.PublicURL != "http://127.0.0.1:7070" || cfg.RedisURL != "redis://127.0.0.1:6379/0" ||
 		len(cfg.Teams["acme"]) != 1 {
 		t.Errorf("configs/replicas.yaml: %+v", cfg)
+	}
+}
+
+// gcPercent reads the GC percent (setting it back at once).
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestServeGCHeapFloor: while serving, collections raise the GC percent of
+// a process with little live heap (the default floor), unless the floor is
+// 0; once serve returns the percent is back where it was.
+func TestServeGCHeapFloor(t *testing.T) {
+	t.Setenv("GOGC", "")
+	for _, c := range []struct {
+		name   string
+		args   []string
+		env    string
+		raised bool
+	}{
+		{"default", nil, "", true},
+		{"flag 0", []string{"--gc-heap-floor", "0"}, "", false},
+		{"env 0", nil, "0", false},
+		{"flag over env", []string{"--gc-heap-floor", "64"}, "0", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			isolate(t)
+			if c.env != "" {
+				t.Setenv("POME_GC_HEAP_FLOOR", c.env)
+			}
+			raised := false
+			a := &App{Serve: func(context.Context, rest.Config, io.Writer) error {
+				for range 20 {
+					runtime.GC()
+					time.Sleep(5 * time.Millisecond)
+					if gcPercent() > 100 {
+						raised = true
+						break
+					}
+				}
+				return nil
+			}}
+			if r := runApp(t, a, context.Background(), append([]string{"serve"}, c.args...)...); r.code != ExitOK {
+				t.Fatalf("%+v", r)
+			}
+			if raised != c.raised {
+				t.Errorf("GC percent raised while serving: %v, want %v", raised, c.raised)
+			}
+			if p := gcPercent(); p != 100 {
+				t.Errorf("GC percent %d after serve returned, want 100", p)
+			}
+		})
 	}
 }
