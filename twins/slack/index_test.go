@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -40,6 +41,17 @@ func refMessage(ms []*Message, ts string) *Message {
 	return nil
 }
 
+// refReplies is the scanning replies lookup.
+func refReplies(ms []*Message, parent string) []*Message {
+	var out []*Message
+	for _, m := range ms {
+		if m.ThreadTS == parent && m.TS != parent {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // refFloor is the floor nextTS computed by scanning every message.
 func refFloor(floor int64, ms []*Message) int64 {
 	for _, m := range ms {
@@ -60,9 +72,15 @@ func checkChannelIndex(t *testing.T, c *Channel, probes ...string) {
 	for _, m := range c.Messages {
 		probes = append(probes, m.TS)
 	}
+	if c.repliesFollow && !repliesFollowParents(c.Messages) {
+		t.Fatalf("%s: marked as replies following parents, but a reply is not later than its parent", c.ID)
+	}
 	for _, ts := range append(probes, "", "0", "nope", "9999999999.999999") {
 		if got, want := c.message(ts), refMessage(c.Messages, ts); got != want {
 			t.Fatalf("%s: message(%q) = %p, scanning finds %p", c.ID, ts, got, want)
+		}
+		if got, want := c.replies(ts), refReplies(c.Messages, ts); !slices.Equal(got, want) {
+			t.Fatalf("%s: replies(%q) = %d messages, scanning finds %d", c.ID, ts, len(got), len(want))
 		}
 	}
 	for _, floor := range []int64{-1, 0, 1e15} {
@@ -101,8 +119,15 @@ func TestInsertMatchesStableSort(t *testing.T) {
 		if rng.Intn(2) == 0 {
 			c.ordered = messagesOrdered(c.Messages)
 		}
+		if rng.Intn(2) == 0 {
+			c.repliesFollow = repliesFollowParents(c.Messages)
+		}
 		for range 1 + rng.Intn(20) {
 			m := &Message{TS: pool[rng.Intn(len(pool))]}
+			if rng.Intn(2) == 0 {
+				// A reply, to a parent before or after it.
+				m.ThreadTS = pool[rng.Intn(len(pool))]
+			}
 			ref = refInsert(ref, m)
 			c.insert(m)
 			if len(c.Messages) != len(ref) {
@@ -248,6 +273,9 @@ func TestMessageIndexAfterEveryChange(t *testing.T) {
 		for _, c := range w.Channels {
 			if !c.ordered && len(c.Messages) > 0 {
 				t.Fatalf("after %s: %s lost its index", name, c.Name)
+			}
+			if !c.repliesFollow && len(c.Messages) > 0 && repliesFollowParents(c.Messages) {
+				t.Fatalf("after %s: %s lost its thread index", name, c.Name)
 			}
 		}
 		cw := clone(t, w)
@@ -435,4 +463,37 @@ func TestScheduledDeliveryLandsInOrder(t *testing.T) {
 		t.Errorf("history read with the delivery due = %v", seen)
 	}
 	checkWorldIndex(t, w)
+}
+
+// BenchmarkThreadReply posts a message and a reply to it in a channel of
+// 10 / 1,000 / 10,000 messages; finding the thread's replies must not scan
+// the channel, so the cost must not grow with it.
+func BenchmarkThreadReply(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
+			w, err := tw.NewWorld(ctx, seedWithMessages(b, n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			a, _ := tw.Action("slack_send_message")
+			parent, err := a.Decode(json.RawMessage(`{"channel_id": "general", "message": "Deploy started."}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				out, err := a.Run(ctx, w, parent)
+				if err != nil {
+					b.Fatal(err)
+				}
+				reply, err := a.Decode(json.RawMessage(`{"channel_id": "general", "message": "Done.", "thread_ts": "` + out.(SendMessageOut).TS + `"}`))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := a.Run(ctx, w, reply); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -571,6 +571,7 @@ func (b *builder) addMessages(i int, sc *SeedChannel) error {
 	}
 	sortMessages(ch.Messages)
 	ch.ordered = true
+	ch.repliesFollow = repliesFollowParents(ch.Messages)
 	// Thread fields, as refreshThread sets them, from each parent's replies
 	// in ts order. A seed's ts are unique in the channel, so each reply
 	// belongs to the one parent whose ts it names.

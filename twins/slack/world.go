@@ -150,6 +150,11 @@ type Channel struct {
 	// sets it (in write paths only: reads run concurrently on one world).
 	// Reads only look at it; false means "scan", which is always correct.
 	ordered bool
+	// repliesFollow is true when every reply in Messages has a later ts
+	// than its parent, so that in an ordered channel a thread's replies all
+	// lie after its parent. It is set where ordered is, and insert clears
+	// it for a reply that breaks it (the sandbox clock was set back).
+	repliesFollow bool
 }
 
 // Topic is a channel topic or purpose.
@@ -507,6 +512,12 @@ func (c *Channel) message(ts string) *Message {
 // in write paths only (it may set ordered).
 func (c *Channel) insert(m *Message) {
 	if !c.ordered {
+		c.repliesFollow = repliesFollowParents(c.Messages)
+	}
+	if m.isReply() && tsKey(m.TS) <= tsKey(m.ThreadTS) {
+		c.repliesFollow = false
+	}
+	if !c.ordered {
 		if !messagesOrdered(c.Messages) {
 			c.Messages = append(c.Messages, m)
 			sortMessages(c.Messages)
@@ -566,13 +577,33 @@ func sortMessages(ms []*Message) {
 func (w *World) indexMessages() {
 	for _, c := range w.Channels {
 		c.ordered = messagesOrdered(c.Messages)
+		c.repliesFollow = repliesFollowParents(c.Messages)
 	}
 }
 
+// repliesFollowParents reports whether every reply in ms is later than
+// its parent.
+func repliesFollowParents(ms []*Message) bool {
+	for _, m := range ms {
+		if m.isReply() && tsKey(m.TS) <= tsKey(m.ThreadTS) {
+			return false
+		}
+	}
+	return true
+}
+
 // replies returns the replies of the thread rooted at parent, oldest first.
+// In an ordered channel whose replies follow their parents it looks only
+// past the parent, so a reply to a recent message costs little however
+// long the channel is.
 func (c *Channel) replies(parent string) []*Message {
+	ms := c.Messages
+	if c.ordered && c.repliesFollow && parent != "" {
+		k := tsKey(parent)
+		ms = ms[sort.Search(len(ms), func(i int) bool { return tsKey(ms[i].TS) > k }):]
+	}
 	var out []*Message
-	for _, m := range c.Messages {
+	for _, m := range ms {
 		if m.ThreadTS == parent && m.TS != parent {
 			out = append(out, m)
 		}
