@@ -61,7 +61,7 @@ func NewRedisStore(client redis.UniversalClient, now func() time.Time) *RedisSto
 		now = time.Now
 	}
 	return &RedisStore{
-		rdb: client, now: now, locks: keyedLocks{m: map[string]*keyedLock{}}, maxTapeRows: DefaultMaxTapeRows,
+		rdb: client, now: now, maxTapeRows: DefaultMaxTapeRows,
 		worlds: newWorldCache(DefaultWorldCacheBytes),
 		batch:  newBatcher(client, defaultPipelineSenders),
 	}
@@ -918,48 +918,64 @@ func (s *RedisStore) Close() error {
 // keyedLocks are mutexes made on demand per key and dropped once nobody
 // holds or waits for them, so a long-running process does not keep one per
 // sandbox it ever served. Waiting honours the context, unlike sync.Mutex.
+// The table is split into shards by key, so that writers to different
+// sandboxes seldom share even the table's own mutex.
 type keyedLocks struct {
+	shards [shards]keyedLockShard
+}
+
+type keyedLockShard struct {
 	mu sync.Mutex
 	m  map[string]*keyedLock
 }
 
 type keyedLock struct {
 	held chan struct{}
-	refs int // holders and waiters; guarded by keyedLocks.mu
+	refs int // holders and waiters; guarded by its shard's mu
 }
 
 func (l *keyedLocks) lock(ctx context.Context, key string) (func(), error) {
-	l.mu.Lock()
-	e := l.m[key]
+	sh := &l.shards[shardOf(key)]
+	sh.mu.Lock()
+	if sh.m == nil {
+		sh.m = map[string]*keyedLock{}
+	}
+	e := sh.m[key]
 	if e == nil {
 		e = &keyedLock{held: make(chan struct{}, 1)}
-		l.m[key] = e
+		sh.m[key] = e
 	}
 	e.refs++
-	l.mu.Unlock()
+	sh.mu.Unlock()
 	select {
 	case e.held <- struct{}{}:
 		return func() {
 			<-e.held
-			l.drop(key, e)
+			sh.drop(key, e)
 		}, nil
 	case <-ctx.Done():
-		l.drop(key, e)
+		sh.drop(key, e)
 		return nil, ctx.Err()
 	}
 }
 
-func (l *keyedLocks) drop(key string, e *keyedLock) {
-	l.mu.Lock()
+func (sh *keyedLockShard) drop(key string, e *keyedLock) {
+	sh.mu.Lock()
 	e.refs--
 	if e.refs == 0 {
-		delete(l.m, key)
+		delete(sh.m, key)
 	}
-	l.mu.Unlock()
+	sh.mu.Unlock()
 }
 
+// size counts the locks in the table.
 func (l *keyedLocks) size() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.m)
+	n := 0
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.Lock()
+		n += len(sh.m)
+		sh.mu.Unlock()
+	}
+	return n
 }

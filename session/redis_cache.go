@@ -33,16 +33,22 @@ const entryOverhead = 256
 //
 // The cache is bounded by an estimate of its bytes and evicts by second
 // chance (CLOCK), an approximation of least recently used: a hit only sets
-// its entry's reference bit, under the read lock, so the reads of different
-// sandboxes never wait on each other; eviction, under the write lock, gives
-// a referenced entry one more round before it goes.
+// its entry's reference bit, under a read lock, and eviction gives a
+// referenced entry one more round before it goes. The entries are split
+// into shards by sandbox id, each with its own lock and ring, under one
+// bound: a put that takes the cache over it evicts from the other shards
+// first, one shard locked at a time, and from its own last.
 type worldCache struct {
-	mu    sync.RWMutex
-	max   int64 // <= 0: nothing is cached
-	size  int64
-	m     map[worldKey]*worldEntry
-	head  worldEntry // sentinel of the LRU ring: head.next is the newest
-	drops int64      // evictions, for tests
+	max    atomic.Int64 // <= 0: nothing is cached
+	size   atomic.Int64
+	drops  atomic.Int64 // evictions, for tests
+	shards [shards]worldShard
+}
+
+type worldShard struct {
+	mu   sync.RWMutex
+	m    map[worldKey]*worldEntry
+	head worldEntry // sentinel of the shard's ring: head.next is the newest
 }
 
 type worldKey struct{ id, twin string }
@@ -65,17 +71,23 @@ type worldEntry struct {
 }
 
 func newWorldCache(max int64) *worldCache {
-	c := &worldCache{max: max, m: map[worldKey]*worldEntry{}}
-	c.head.prev, c.head.next = &c.head, &c.head
+	c := &worldCache{}
+	c.max.Store(max)
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.m = map[worldKey]*worldEntry{}
+		sh.head.prev, sh.head.next = &sh.head, &sh.head
+	}
 	return c
 }
 
 // get returns the entry of the twin's world in the sandbox incarnation
 // created at created, or nil.
 func (c *worldCache) get(id, twin string, created int64) *worldEntry {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	e := c.m[worldKey{id, twin}]
+	sh := &c.shards[shardOf(id)]
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	e := sh.m[worldKey{id, twin}]
 	if e == nil || e.created != created {
 		return nil
 	}
@@ -83,19 +95,30 @@ func (c *worldCache) get(id, twin string, created int64) *worldEntry {
 	return e
 }
 
-// evict drops entries from the tail until the cache fits in limit; an
-// entry referenced since the hand last passed goes to the front instead,
-// once.
-func (c *worldCache) evict(limit int64) {
-	for c.size > limit && c.head.prev != &c.head {
-		e := c.head.prev
+// evict drops entries until the cache fits in limit, visiting the shards
+// from the one after first round to first itself.
+func (c *worldCache) evict(limit int64, first int) {
+	for i := 1; i <= shards && c.size.Load() > limit; i++ {
+		sh := &c.shards[(first+i)%shards]
+		sh.mu.Lock()
+		c.evictShard(sh, limit)
+		sh.mu.Unlock()
+	}
+}
+
+// evictShard drops entries from the tail of sh's ring (sh locked) until the
+// cache fits in limit or sh is empty; an entry referenced since the hand
+// last passed goes to the front instead, once.
+func (c *worldCache) evictShard(sh *worldShard, limit int64) {
+	for c.size.Load() > limit && sh.head.prev != &sh.head {
+		e := sh.head.prev
 		if e.ref.Swap(false) {
-			c.unlink(e)
-			c.pushFront(e)
+			sh.unlink(e)
+			sh.pushFront(e)
 			continue
 		}
-		c.remove(e)
-		c.drops++
+		c.remove(sh, e)
+		c.drops.Add(1)
 	}
 }
 
@@ -104,61 +127,70 @@ func (c *worldCache) evict(limit int64) {
 func (c *worldCache) put(id, twin string, created, ver int64, doc []byte, world any) {
 	cost := int64(len(doc))*worldCharge + entryOverhead
 	k := worldKey{id, twin}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old := c.m[k]; old != nil {
+	n := shardOf(id)
+	sh := &c.shards[n]
+	sh.mu.Lock()
+	if old := sh.m[k]; old != nil {
 		if old.created == created && old.ver >= ver {
+			sh.mu.Unlock()
 			return
 		}
-		c.remove(old)
+		c.remove(sh, old)
 	}
-	if cost > c.max {
+	limit := c.max.Load()
+	if cost > limit {
+		sh.mu.Unlock()
 		return
 	}
 	e := &worldEntry{key: k, created: created, ver: ver, doc: doc, world: world, cost: cost}
-	c.m[k] = e
-	c.pushFront(e)
-	c.size += cost
-	c.evict(c.max)
+	sh.m[k] = e
+	sh.pushFront(e)
+	c.size.Add(cost)
+	sh.mu.Unlock()
+	c.evict(limit, n)
 }
 
 // drop forgets the twin's world (a version that did not match Redis).
 func (c *worldCache) drop(id, twin string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e := c.m[worldKey{id, twin}]; e != nil {
-		c.remove(e)
+	sh := &c.shards[shardOf(id)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if e := sh.m[worldKey{id, twin}]; e != nil {
+		c.remove(sh, e)
 	}
 }
 
 // setMax changes the bound, evicting what no longer fits.
 func (c *worldCache) setMax(n int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.max = n
-	c.evict(max(n, 0))
+	c.max.Store(n)
+	c.evict(max(n, 0), 0)
 }
 
 // stats reports the entries and the bytes charged for them.
 func (c *worldCache) stats() (entries int, bytes int64) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return len(c.m), c.size
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.RLock()
+		entries += len(sh.m)
+		sh.mu.RUnlock()
+	}
+	return entries, c.size.Load()
 }
 
-func (c *worldCache) remove(e *worldEntry) {
-	c.unlink(e)
-	delete(c.m, e.key)
-	c.size -= e.cost
+// remove takes e out of sh (locked).
+func (c *worldCache) remove(sh *worldShard, e *worldEntry) {
+	sh.unlink(e)
+	delete(sh.m, e.key)
+	c.size.Add(-e.cost)
 }
 
-func (c *worldCache) unlink(e *worldEntry) {
+func (sh *worldShard) unlink(e *worldEntry) {
 	e.prev.next, e.next.prev = e.next, e.prev
 	e.prev, e.next = nil, nil
 }
 
-func (c *worldCache) pushFront(e *worldEntry) {
-	e.prev, e.next = &c.head, c.head.next
-	c.head.next.prev = e
-	c.head.next = e
+func (sh *worldShard) pushFront(e *worldEntry) {
+	e.prev, e.next = &sh.head, sh.head.next
+	sh.head.next.prev = e
+	sh.head.next = e
 }

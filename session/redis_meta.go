@@ -16,8 +16,13 @@ const metaCacheEntries = 8192
 // were decoded from. It saves the decoding only: every call still reads
 // the record from Redis, and a record that changed (a Stop) no longer
 // matches, so nothing is ever answered from it that Redis did not just
-// say.
+// say. It is split into shards by sandbox id, each holding its part of the
+// bound.
 type metaCache struct {
+	shards [shards]metaShard
+}
+
+type metaShard struct {
 	mu sync.Mutex
 	m  map[string]metaEntry
 }
@@ -30,9 +35,10 @@ type metaEntry struct {
 // decode returns the record encoded as raw, decoded afresh or cloned from
 // the one decoded from the same bytes before.
 func (c *metaCache) decode(id, raw string) (*Sandbox, error) {
-	c.mu.Lock()
-	e, ok := c.m[id]
-	c.mu.Unlock()
+	sh := &c.shards[shardOf(id)]
+	sh.mu.Lock()
+	e, ok := sh.m[id]
+	sh.mu.Unlock()
 	if ok && e.raw == raw {
 		return e.sb.clone(), nil
 	}
@@ -41,28 +47,29 @@ func (c *metaCache) decode(id, raw string) (*Sandbox, error) {
 		return nil, fmt.Errorf("sandbox %s: %w", id, err)
 	}
 	keep := sb.clone()
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = map[string]metaEntry{}
+	sh.mu.Lock()
+	if sh.m == nil {
+		sh.m = map[string]metaEntry{}
 	}
-	if _, ok := c.m[id]; !ok && len(c.m) >= metaCacheEntries {
+	if _, ok := sh.m[id]; !ok && len(sh.m) >= metaCacheEntries/shards {
 		// Evict one entry, whichever the map yields first.
-		for k := range c.m {
-			delete(c.m, k)
+		for k := range sh.m {
+			delete(sh.m, k)
 			break
 		}
 	}
-	c.m[id] = metaEntry{raw: raw, sb: keep}
-	c.mu.Unlock()
+	sh.m[id] = metaEntry{raw: raw, sb: keep}
+	sh.mu.Unlock()
 	return &sb, nil
 }
 
 // last returns the record of id as last decoded, with the JSON it was
 // decoded from.
 func (c *metaCache) last(id string) (string, *Sandbox, bool) {
-	c.mu.Lock()
-	e, ok := c.m[id]
-	c.mu.Unlock()
+	sh := &c.shards[shardOf(id)]
+	sh.mu.Lock()
+	e, ok := sh.m[id]
+	sh.mu.Unlock()
 	if !ok {
 		return "", nil, false
 	}
@@ -71,15 +78,21 @@ func (c *metaCache) last(id string) (string, *Sandbox, bool) {
 
 // forget drops a record (its sandbox was discarded).
 func (c *metaCache) forget(id string) {
-	c.mu.Lock()
-	delete(c.m, id)
-	c.mu.Unlock()
+	sh := &c.shards[shardOf(id)]
+	sh.mu.Lock()
+	delete(sh.m, id)
+	sh.mu.Unlock()
 }
 
 func (c *metaCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
+	n := 0
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		n += len(sh.m)
+		sh.mu.Unlock()
+	}
+	return n
 }
 
 // clone copies the record deeply enough that changing the copy, its
