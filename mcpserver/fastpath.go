@@ -52,12 +52,47 @@ type rpcCallParams struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// fastRequest reports whether the request's transport is one the fast
+// path answers (its body still to be looked at).
+func fastRequest(r *http.Request) bool {
 	if !FastPath || r.Method != http.MethodPost || !fastVersions[r.Header.Get("Mcp-Protocol-Version")] || !acceptsBoth(r) {
-		f.sdk.ServeHTTP(w, r)
-		return
+		return false
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/json"
+}
+
+// fastCall decodes body as the single tools/call the fast path answers,
+// and finds its action on tw.
+func fastCall(tw *twins.Twin, body []byte) (rpcRequest, twins.Action, bool) {
+	var req rpcRequest
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || !validID(req.ID) {
+		return req, nil, false
+	}
+	a, ok := tw.Action(req.Params.Name)
+	return req, a, ok
+}
+
+// ReadCall reports whether the request, whose body is body, is a single
+// JSON tools/call of one of tw's actions that only reads, whichever
+// protocol version and path (fast or the SDK's) answer it. The data plane
+// serves such a call from the sandbox record it already holds, as it does
+// a REST GET (session.Manager.AuthorizeRead), and holds its answer until
+// its row is taped; a call it misjudges would only be refused and served
+// again.
+func ReadCall(tw *twins.Twin, r *http.Request, body []byte) bool {
+	if r.Method != http.MethodPost {
+		return false
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		return false
+	}
+	_, a, ok := fastCall(tw, body)
+	return ok && a.Spec().Effect == twins.Read
+}
+
+func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !fastRequest(r) {
 		f.sdk.ServeHTTP(w, r)
 		return
 	}
@@ -67,11 +102,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.sdk.ServeHTTP(w, r)
 		return
 	}
-	var req rpcRequest
-	a, ok := twins.Action(nil), false
-	if json.Unmarshal(body, &req) == nil && req.JSONRPC == "2.0" && req.Method == "tools/call" && validID(req.ID) {
-		a, ok = f.tw.Action(req.Params.Name)
-	}
+	req, a, ok := fastCall(f.tw, body)
 	params := req.Params
 	if !ok {
 		r.Body = io.NopCloser(bytes.NewReader(body))

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pomehq/pome/mcpserver"
 	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/tape"
 	"github.com/pomehq/pome/twins"
@@ -87,6 +88,11 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// its answer is held back until then, and thrown away for a second,
 	// ordinary attempt if the record turned out stale.
 	speculate := r.Method == http.MethodGet && !strings.HasPrefix(rest, "/_pome/") && rest != "/openapi.json" && rest != "/mcp"
+	if rest == "/mcp" && r.Method == http.MethodPost && d.srv.Manager.Speculates() {
+		// So may an MCP tools/call of a tool that only reads (never the
+		// GET on /mcp, which opens an event stream).
+		speculate = mcpserver.ReadCall(tw, r, body)
+	}
 	var rate rateState
 	rated := false
 	for {
@@ -455,7 +461,9 @@ func splitDataPath(p string) (twin, sid, rest string, ok bool) {
 // readBody reads at most limit bytes; a larger body is reported as too
 // large (its first bytes are kept for the tape).
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool, error) {
-	if r.Body == nil {
+	if r.Body == nil || r.Body == http.NoBody {
+		// The server's body of a request without one: nothing to read,
+		// and no buffer to make for it.
 		return nil, false, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))

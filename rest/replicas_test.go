@@ -1,13 +1,17 @@
 package rest_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/pomehq/pome/rest"
 	"github.com/pomehq/pome/rest/resttest"
@@ -192,5 +196,122 @@ func TestReplicaReadSeesOtherReplica(t *testing.T) {
 	}
 	if st, _, b := do(t, "GET", api(0)+"/notes/1", bearer(tok), ""); st != 404 {
 		t.Fatalf("read on replica 0 after replica 1 stopped the sandbox: %d %s", st, b)
+	}
+}
+
+// TestReplicaMCPReadSeesOtherReplica: MCP tools/call reads, served like
+// REST GETs from the record and world a replica holds, still see every
+// write another replica finished before them, and are taped once each.
+func TestReplicaMCPReadSeesOtherReplica(t *testing.T) {
+	urls, key := startReplicas(t)
+	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
+	st, _, b := do(t, "POST", urls[0]+"/v1/sandboxes", ctl, `{"twins":["notes"]}`)
+	if st != 201 {
+		t.Fatalf("%d %s", st, b)
+	}
+	var c session.Created
+	json.Unmarshal(b, &c)
+	tok := c.ProviderCredentials["notes"].Token
+	cs := resttest.ConnectMCP(t, urls[0]+"/notes/s/"+c.SessionID+"/mcp", c.AgentToken)
+
+	const rounds = 10
+	reads := 0
+	for n := 1; n <= rounds; n++ {
+		for range 2 { // the second is served from what replica 0 holds
+			if text, isErr := resttest.CallTool(t, cs, "get_note", map[string]any{"id": n}); !isErr {
+				t.Fatalf("round %d: note %d before it was written: %s", n, n, text)
+			}
+			reads++
+		}
+		if st, _, b := do(t, "POST", urls[1]+"/notes/s/"+c.SessionID+"/notes", jsonBody(tok), fmt.Sprintf(`{"text":"n%d"}`, n)); st != 201 {
+			t.Fatalf("round %d: write on replica 1: %d %s", n, st, b)
+		}
+		text, isErr := resttest.CallTool(t, cs, "get_note", map[string]any{"id": n})
+		if isErr || !strings.Contains(text, fmt.Sprintf("n%d", n)) {
+			t.Fatalf("round %d: MCP read on replica 0 after the write on replica 1: %s", n, text)
+		}
+		reads++
+	}
+	_, _, b = do(t, "GET", urls[1]+"/v1/sandboxes/"+c.SessionID+"/tapes/notes", ctl, "")
+	var out struct{ Rows []tape.Row }
+	json.Unmarshal(b, &out)
+	got := 0
+	for i, r := range out.Rows {
+		if r.Seq != int64(i+1) {
+			t.Fatalf("row %d has seq %d", i, r.Seq)
+		}
+		if r.ToolName() == "get_note" {
+			got++
+		}
+	}
+	if got != reads {
+		t.Fatalf("%d get_note rows for %d MCP reads", got, reads)
+	}
+}
+
+// redisRoundTrips counts the commands and pipelines a Redis client sends.
+type redisRoundTrips struct{ n atomic.Int64 }
+
+func (r *redisRoundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (r *redisRoundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+func (r *redisRoundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// TestMCPReadOneRoundTrip: once a replica holds the sandbox's record and
+// world, an MCP tools/call of a reading tool costs one Redis round trip
+// (its tape row, checked against the record), as a REST GET does; a
+// writing tool is never served that way.
+func TestMCPReadOneRoundTrip(t *testing.T) {
+	url := os.Getenv("POME_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("POME_TEST_REDIS_URL not set")
+	}
+	client, err := session.OpenRedis(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &redisRoundTrips{}
+	client.AddHook(rt)
+	store := session.NewRedisStore(client, nil)
+	t.Cleanup(func() { store.Close() })
+	key := session.NewAPIKey()
+	teams, _ := session.NewTeams(map[string][]string{"mcp-" + session.NewSandboxID(): {key}})
+	hs := httptest.NewServer(rest.NewServer(rest.Config{}, twins.NewRegistry(notesTwin(false)), store, teams))
+	t.Cleanup(hs.Close)
+	st, _, b := do(t, "POST", hs.URL+"/v1/sandboxes", map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}, `{"twins":["notes"]}`)
+	if st != 201 {
+		t.Fatalf("%d %s", st, b)
+	}
+	var c session.Created
+	json.Unmarshal(b, &c)
+	cs := resttest.ConnectMCP(t, hs.URL+"/notes/s/"+c.SessionID+"/mcp", c.AgentToken)
+	if text, isErr := resttest.CallTool(t, cs, "create_note", map[string]any{"text": "hello"}); isErr {
+		t.Fatal(text)
+	}
+	for range 2 { // the first may load the record and the world
+		resttest.CallTool(t, cs, "get_note", map[string]any{"id": 1})
+	}
+	rt.n.Store(0)
+	if text, isErr := resttest.CallTool(t, cs, "get_note", map[string]any{"id": 1}); isErr || !strings.Contains(text, "hello") {
+		t.Fatalf("get_note: %s", text)
+	}
+	if n := rt.n.Load(); n != 1 {
+		t.Errorf("an MCP read took %d Redis round trips, want 1", n)
+	}
+	rt.n.Store(0)
+	if text, isErr := resttest.CallTool(t, cs, "create_note", map[string]any{"text": "again"}); isErr {
+		t.Fatal(text)
+	}
+	if n := rt.n.Load(); n < 2 {
+		t.Errorf("an MCP write took %d Redis round trips: was it served speculatively?", n)
 	}
 }

@@ -427,6 +427,15 @@ func (m *Manager) AuthorizeRead(ctx context.Context, id, twin, token string) (*S
 	return m.authorize(ctx, id, twin, presented)
 }
 
+// Speculates reports whether AuthorizeRead can answer from a record this
+// process holds (a store shared by replicas); with any other store it is
+// Authorize under another name, and callers need not work out whether a
+// call is a read.
+func (m *Manager) Speculates() bool {
+	_, ok := m.Store.(speculativeGetter)
+	return ok
+}
+
 func (m *Manager) authorize(ctx context.Context, id, twin, presented string) (*Sandbox, Role, error) {
 	var sb *Sandbox
 	var err error

@@ -1,0 +1,49 @@
+package mcpserver
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/pomehq/pome/twins"
+)
+
+// TestReadCall: only a single JSON tools/call of a known tool that only
+// reads counts as a read; anything else (writes, other methods, batches,
+// unknown tools, other HTTP methods or media types) does not.
+func TestReadCall(t *testing.T) {
+	type in struct {
+		ID int `json:"id"`
+	}
+	run := func(ctx context.Context, w *struct{}, i in) (struct{}, error) { return struct{}{}, nil }
+	tw := (&twins.Twin{Name: "t", Actions: []twins.Action{
+		twins.New(twins.Spec{Name: "get_thing", Effect: twins.Read}, run),
+		twins.New(twins.Spec{Name: "make_thing", Effect: twins.Write}, run),
+	}}).Finish()
+	call := func(tool string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"id":1}}}`
+	}
+	for _, c := range []struct {
+		name, method, contentType, body string
+		want                            bool
+	}{
+		{"read tool", "POST", "application/json", call("get_thing"), true},
+		{"read tool, charset", "POST", "application/json; charset=utf-8", call("get_thing"), true},
+		{"write tool", "POST", "application/json", call("make_thing"), false},
+		{"unknown tool", "POST", "application/json", call("nope"), false},
+		{"tools/list", "POST", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false},
+		{"batch", "POST", "application/json", "[" + call("get_thing") + "]", false},
+		{"notification", "POST", "application/json", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_thing"}}`, false},
+		{"not JSON-RPC 2.0", "POST", "application/json", strings.Replace(call("get_thing"), `"2.0"`, `"1.0"`, 1), false},
+		{"malformed", "POST", "application/json", call("get_thing")[:30], false},
+		{"form body", "POST", "application/x-www-form-urlencoded", call("get_thing"), false},
+		{"GET (the event stream)", "GET", "application/json", call("get_thing"), false},
+	} {
+		r := httptest.NewRequest(c.method, "/t/s/ses_x/mcp", strings.NewReader(c.body))
+		r.Header.Set("Content-Type", c.contentType)
+		if got := ReadCall(tw, r, []byte(c.body)); got != c.want {
+			t.Errorf("%s: ReadCall = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
