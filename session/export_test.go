@@ -53,7 +53,7 @@ func (s *RedisStore) Pipe(ctx context.Context, cmds ...redis.Cmder) error {
 // LoadWriteScripts loads the save and append scripts into Redis, so that
 // their next calls go out as EVALSHA.
 func (s *RedisStore) LoadWriteScripts(ctx context.Context) error {
-	for _, sc := range []*redis.Script{createScript, quotaScript, stopScript, saveScript, appendScript, appendCheckedScript} {
+	for _, sc := range []*redis.Script{createScript, quotaScript, stopScript, lockReadScript, saveScript, appendScript, appendCheckedScript} {
 		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
 			return err
 		}
@@ -66,6 +66,7 @@ var (
 	CreateScriptHash        = createScript.Hash
 	QuotaScriptHash         = quotaScript.Hash
 	StopScriptHash          = stopScript.Hash
+	LockReadScriptHash      = lockReadScript.Hash
 	SaveScriptHash          = saveScript.Hash
 	AppendScriptHash        = appendScript.Hash
 	AppendCheckedScriptHash = appendCheckedScript.Hash

@@ -190,9 +190,12 @@ return {ver, redis.call('HGET', KEYS[1], 'doc')}
 // trip. KEYS: lock, state. ARGV: token, lease ms, the version the writer
 // holds decoded (empty when none). Returns 0 while another replica holds
 // the lease, an empty array when the state is gone, the version alone
-// when it is the one the writer holds, else the version and document.
+// when it is the one the writer holds, else the version and document. A
+// lease already held under this token is this call's own, taken by the
+// same script sent once before (its reply lost), and is kept rather than
+// waited out.
 var lockReadScript = redis.NewScript(`
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 local ver = redis.call('HGET', KEYS[2], 'ver')
 if not ver then return {} end
 if ver == ARGV[3] then return {ver} end

@@ -336,3 +336,28 @@ func TestRedisLostStopReplyStopsOnce(t *testing.T) {
 		t.Fatalf("list after the stop: %+v, %v", list, err)
 	}
 }
+
+// TestRedisLostLeaseReplyIsNotWaitedOut: a lease taken by a script whose
+// reply was lost is the writer's own when the script is sent again; the
+// write goes on at once instead of waiting for the lease to lapse.
+func TestRedisLostLeaseReplyIsNotWaitedOut(t *testing.T) {
+	ctx := context.Background()
+	s, p := cutterStore(t)
+	s.SetPipelineSenders(-1)
+	sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
+	s.DropCachedWorld(sb.ID, "alpha")
+	p.arm(session.LockReadScriptHash())
+	start := time.Now()
+	if err := s.Update(ctx, sb, storetest.Alpha, true, storetest.Increment); err != nil {
+		t.Fatal(err)
+	}
+	if p.cuts.Load() != 1 {
+		t.Fatal("the lease script's reply was not cut")
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the write took %v: it waited out its own lease", took)
+	}
+	if w := worldOf(t, s, sb, "alpha"); w.Counter != 1 {
+		t.Errorf("counter %d, want 1", w.Counter)
+	}
+}
