@@ -1,21 +1,18 @@
 package rest_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/pomehq/pome/rest"
 	"github.com/pomehq/pome/rest/resttest"
 	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/session/storetest"
 	"github.com/pomehq/pome/tape"
 	"github.com/pomehq/pome/twins"
 )
@@ -249,23 +246,6 @@ func TestReplicaMCPReadSeesOtherReplica(t *testing.T) {
 	}
 }
 
-// redisRoundTrips counts the commands and pipelines a Redis client sends.
-type redisRoundTrips struct{ n atomic.Int64 }
-
-func (r *redisRoundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (r *redisRoundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		r.n.Add(1)
-		return next(ctx, cmd)
-	}
-}
-func (r *redisRoundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		r.n.Add(1)
-		return next(ctx, cmds)
-	}
-}
-
 // TestMCPReadOneRoundTrip: once a replica holds the sandbox's record and
 // world, an MCP tools/call of a reading tool costs one Redis round trip
 // (its tape row, checked against the record), as a REST GET does; a
@@ -279,7 +259,7 @@ func TestMCPReadOneRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := &redisRoundTrips{}
+	rt := &storetest.RoundTrips{}
 	client.AddHook(rt)
 	store := session.NewRedisStore(client, nil)
 	t.Cleanup(func() { store.Close() })
@@ -300,18 +280,18 @@ func TestMCPReadOneRoundTrip(t *testing.T) {
 	for range 2 { // the first may load the record and the world
 		resttest.CallTool(t, cs, "get_note", map[string]any{"id": 1})
 	}
-	rt.n.Store(0)
+	rt.N.Store(0)
 	if text, isErr := resttest.CallTool(t, cs, "get_note", map[string]any{"id": 1}); isErr || !strings.Contains(text, "hello") {
 		t.Fatalf("get_note: %s", text)
 	}
-	if n := rt.n.Load(); n != 1 {
+	if n := rt.N.Load(); n != 1 {
 		t.Errorf("an MCP read took %d Redis round trips, want 1", n)
 	}
-	rt.n.Store(0)
+	rt.N.Store(0)
 	if text, isErr := resttest.CallTool(t, cs, "create_note", map[string]any{"text": "again"}); isErr {
 		t.Fatal(text)
 	}
-	if n := rt.n.Load(); n < 2 {
+	if n := rt.N.Load(); n < 2 {
 		t.Errorf("an MCP write took %d Redis round trips: was it served speculatively?", n)
 	}
 }

@@ -49,7 +49,7 @@ func TestRedisSpeculativeRead(t *testing.T) {
 	}
 	// Twice: the first append may also load its script into Redis.
 	for want := int64(1); want <= 2; want++ {
-		rt.n.Store(0)
+		rt.N.Store(0)
 		call := authorizeRead(t, s, sb)
 		if !call.Speculative() {
 			t.Fatal("not speculative with the record and the world cached")
@@ -64,7 +64,7 @@ func TestRedisSpeculativeRead(t *testing.T) {
 			t.Error("a record that still holds was refused")
 		}
 	}
-	if n := rt.n.Load(); n != 1 {
+	if n := rt.N.Load(); n != 1 {
 		t.Errorf("speculative read and its row took %d round trips, want 1", n)
 	}
 }

@@ -4,38 +4,18 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/session/storetest"
 )
 
-// roundTrips counts the round trips a client makes (a pipeline is one).
-type roundTrips struct{ n atomic.Int64 }
-
-func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		r.n.Add(1)
-		return next(ctx, cmd)
-	}
-}
-func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		r.n.Add(1)
-		return next(ctx, cmds)
-	}
-}
-
 // newCountedRedis returns a store whose round trips are counted.
-func newCountedRedis(t *testing.T) (*session.RedisStore, *roundTrips) {
+func newCountedRedis(t *testing.T) (*session.RedisStore, *storetest.RoundTrips) {
 	t.Helper()
 	c := newRedisClient(t)
-	rt := &roundTrips{}
+	rt := &storetest.RoundTrips{}
 	c.AddHook(rt)
 	s := session.NewRedisStore(c, time.Now)
 	t.Cleanup(func() { s.Close() })
@@ -63,20 +43,20 @@ func TestRedisAuthorizeThenRead(t *testing.T) {
 	if _, err := readWorld(t, s, authorize(t, s, sb)); err != nil { // caches
 		t.Fatal(err)
 	}
-	rt.n.Store(0)
+	rt.N.Store(0)
 	call := authorize(t, s, sb)
 	if w, err := readWorld(t, s, call); err != nil || w.Counter != 0 {
 		t.Fatalf("read = %+v, %v", w, err)
 	}
-	if n := rt.n.Load(); n != 1 {
+	if n := rt.N.Load(); n != 1 {
 		t.Errorf("authorize + cached read took %d round trips, want 1", n)
 	}
-	rt.n.Store(0)
+	rt.N.Store(0)
 	call = authorize(t, s, sb)
 	if err := s.Update(ctx, call, storetest.Alpha, true, storetest.Increment); err != nil {
 		t.Fatal(err)
 	}
-	if n := rt.n.Load(); n != 2 {
+	if n := rt.N.Load(); n != 2 {
 		t.Errorf("authorize + write took %d round trips, want 2", n)
 	}
 	// A later read of the same call must see the call's own write.

@@ -395,17 +395,25 @@ func seedWithMessages(tb testing.TB, n int) json.RawMessage {
 
 var benchSizes = []int{10, 1_000, 10_000}
 
+// benchSend gives a world with n messages in #general, a context to call
+// it with, and the action that posts.
+func benchSend(b *testing.B, n int) (context.Context, any, twins.Action) {
+	b.Helper()
+	ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
+	w, err := tw.NewWorld(ctx, seedWithMessages(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, _ := tw.Action("slack_send_message")
+	return ctx, w, a
+}
+
 // BenchmarkPostMessage posts to a channel of 10 / 1,000 / 10,000
 // messages; the cost must not grow with the channel.
 func BenchmarkPostMessage(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
-			ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
-			w, err := tw.NewWorld(ctx, seedWithMessages(b, n))
-			if err != nil {
-				b.Fatal(err)
-			}
-			a, _ := tw.Action("slack_send_message")
+			ctx, w, a := benchSend(b, n)
 			in, err := a.Decode(json.RawMessage(`{"channel_id": "general", "message": "Load test message: deploy looks healthy."}`))
 			if err != nil {
 				b.Fatal(err)
@@ -471,12 +479,7 @@ func TestScheduledDeliveryLandsInOrder(t *testing.T) {
 func BenchmarkThreadReply(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
-			ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
-			w, err := tw.NewWorld(ctx, seedWithMessages(b, n))
-			if err != nil {
-				b.Fatal(err)
-			}
-			a, _ := tw.Action("slack_send_message")
+			ctx, w, a := benchSend(b, n)
 			parent, err := a.Decode(json.RawMessage(`{"channel_id": "general", "message": "Deploy started."}`))
 			if err != nil {
 				b.Fatal(err)

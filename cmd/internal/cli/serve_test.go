@@ -6,11 +6,11 @@ import (
 	"io"
 	"reflect"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pomehq/pome/cmd/internal/gcfloor"
 	"github.com/pomehq/pome/rest"
 )
 
@@ -217,13 +217,6 @@ func TestShippedConfigs(t *testing.T) {
 	}
 }
 
-// gcPercent reads the GC percent (setting it back at once).
-func gcPercent() int {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return p
-}
-
 // TestServeGCHeapFloor: while serving, collections raise the GC percent of
 // a process with little live heap (the default floor), unless the floor is
 // 0; once serve returns the percent is back where it was.
@@ -250,7 +243,7 @@ func TestServeGCHeapFloor(t *testing.T) {
 				for range 20 {
 					runtime.GC()
 					time.Sleep(5 * time.Millisecond)
-					if gcPercent() > 100 {
+					if gcfloor.Current() > 100 {
 						raised = true
 						break
 					}
@@ -263,7 +256,7 @@ func TestServeGCHeapFloor(t *testing.T) {
 			if raised != c.raised {
 				t.Errorf("GC percent raised while serving: %v, want %v", raised, c.raised)
 			}
-			if p := gcPercent(); p != 100 {
+			if p := gcfloor.Current(); p != 100 {
 				t.Errorf("GC percent %d after serve returned, want 100", p)
 			}
 		})

@@ -57,6 +57,16 @@ func Base() int {
 	return n
 }
 
+// Current returns the GC percent in force (GOGC, as set or as raised).
+func Current() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return -1
+	}
+	return int(s[0].Value.Uint64())
+}
+
 // Start applies the floor after every collection from now on, until stop
 // is called (which puts back the base percent). A floor of 0, or GOGC=off,
 // leaves the collector as it is.

@@ -37,13 +37,6 @@ func TestBase(t *testing.T) {
 	}
 }
 
-// currentPercent reads the GC percent (setting it back at once).
-func currentPercent() int {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return p
-}
-
 // TestStartRaisesAndStopRestores: with a small live heap, collections
 // raise the percent toward the floor; stop puts the base back and later
 // collections leave it there.
@@ -52,7 +45,7 @@ func TestStartRaisesAndStopRestores(t *testing.T) {
 	defer debug.SetGCPercent(100)
 	stop := Start(1 << 30)
 	deadline := time.Now().Add(5 * time.Second)
-	for currentPercent() == 100 {
+	for Current() == 100 {
 		if time.Now().After(deadline) {
 			stop()
 			t.Fatal("the percent was never raised")
@@ -60,18 +53,18 @@ func TestStartRaisesAndStopRestores(t *testing.T) {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
-	if p := currentPercent(); p <= 100 || p > maxPercent {
+	if p := Current(); p <= 100 || p > maxPercent {
 		t.Errorf("raised to %d, want within (100, %d]", p, maxPercent)
 	}
 	stop()
-	if p := currentPercent(); p != 100 {
+	if p := Current(); p != 100 {
 		t.Errorf("after stop: %d, want 100", p)
 	}
 	for range 3 {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
-	if p := currentPercent(); p != 100 {
+	if p := Current(); p != 100 {
 		t.Errorf("collections after stop changed the percent to %d", p)
 	}
 }
@@ -82,7 +75,7 @@ func TestStartLeavesGOGCOffAlone(t *testing.T) {
 	defer stop()
 	runtime.GC()
 	time.Sleep(10 * time.Millisecond)
-	if p := currentPercent(); p != 100 {
+	if p := Current(); p != 100 {
 		// The test process itself runs with the default; the tuner must
 		// not have touched it.
 		t.Errorf("percent %d with GOGC=off", p)
