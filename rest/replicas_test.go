@@ -51,6 +51,12 @@ func startReplicas(t *testing.T) ([]string, string) {
 	return urls, key
 }
 
+// createOn creates a sandbox through the server at url.
+func createOn(t *testing.T, url, key string, twinNames ...string) *session.Created {
+	t.Helper()
+	return (&realServer{URL: url}).create(t, key, twinNames...)
+}
+
 // TestTwoReplicasShareRedis starts two servers on one Redis, creates a
 // sandbox on one, writes through both (REST and MCP) at once, and reads the
 // same state and the same gap-free tape from either.
@@ -60,12 +66,7 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 		st, _, b := do(t, method, urls[i]+path, map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}, body)
 		return st, b
 	}
-	st, b := ctrl(0, "POST", "/v1/sandboxes", `{"twins":["notes"]}`)
-	if st != 201 {
-		t.Fatalf("%d %s", st, b)
-	}
-	var c session.Created
-	json.Unmarshal(b, &c)
+	c := createOn(t, urls[0], key, "notes")
 	tok := c.ProviderCredentials["notes"].Token
 
 	const perReplica = 60
@@ -144,12 +145,7 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 func TestReplicaReadSeesOtherReplica(t *testing.T) {
 	urls, key := startReplicas(t)
 	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
-	st, _, b := do(t, "POST", urls[0]+"/v1/sandboxes", ctl, `{"twins":["notes"]}`)
-	if st != 201 {
-		t.Fatalf("%d %s", st, b)
-	}
-	var c session.Created
-	json.Unmarshal(b, &c)
+	c := createOn(t, urls[0], key, "notes")
 	tok := c.ProviderCredentials["notes"].Token
 	api := func(i int) string { return urls[i] + "/notes/s/" + c.SessionID }
 
@@ -168,7 +164,7 @@ func TestReplicaReadSeesOtherReplica(t *testing.T) {
 			t.Fatalf("round %d: read on replica 0 after the write on replica 1: %d %s", n, st, b)
 		}
 	}
-	_, _, b = do(t, "GET", urls[1]+"/v1/sandboxes/"+c.SessionID+"/tapes/notes", ctl, "")
+	_, _, b := do(t, "GET", urls[1]+"/v1/sandboxes/"+c.SessionID+"/tapes/notes", ctl, "")
 	var out struct{ Rows []tape.Row }
 	json.Unmarshal(b, &out)
 	if len(out.Rows) != 4*rounds {
@@ -202,12 +198,7 @@ func TestReplicaReadSeesOtherReplica(t *testing.T) {
 func TestReplicaMCPReadSeesOtherReplica(t *testing.T) {
 	urls, key := startReplicas(t)
 	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
-	st, _, b := do(t, "POST", urls[0]+"/v1/sandboxes", ctl, `{"twins":["notes"]}`)
-	if st != 201 {
-		t.Fatalf("%d %s", st, b)
-	}
-	var c session.Created
-	json.Unmarshal(b, &c)
+	c := createOn(t, urls[0], key, "notes")
 	tok := c.ProviderCredentials["notes"].Token
 	cs := resttest.ConnectMCP(t, urls[0]+"/notes/s/"+c.SessionID+"/mcp", c.AgentToken)
 
@@ -229,7 +220,7 @@ func TestReplicaMCPReadSeesOtherReplica(t *testing.T) {
 		}
 		reads++
 	}
-	_, _, b = do(t, "GET", urls[1]+"/v1/sandboxes/"+c.SessionID+"/tapes/notes", ctl, "")
+	_, _, b := do(t, "GET", urls[1]+"/v1/sandboxes/"+c.SessionID+"/tapes/notes", ctl, "")
 	var out struct{ Rows []tape.Row }
 	json.Unmarshal(b, &out)
 	got := 0
@@ -261,19 +252,10 @@ func TestMCPReadOneRoundTrip(t *testing.T) {
 	}
 	rt := &storetest.RoundTrips{}
 	client.AddHook(rt)
-	store := session.NewRedisStore(client, nil)
-	t.Cleanup(func() { store.Close() })
-	key := session.NewAPIKey()
-	teams, _ := session.NewTeams(map[string][]string{"mcp-" + session.NewSandboxID(): {key}})
-	hs := httptest.NewServer(rest.NewServer(rest.Config{}, twins.NewRegistry(notesTwin(false)), store, teams))
-	t.Cleanup(hs.Close)
-	st, _, b := do(t, "POST", hs.URL+"/v1/sandboxes", map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}, `{"twins":["notes"]}`)
-	if st != 201 {
-		t.Fatalf("%d %s", st, b)
-	}
-	var c session.Created
-	json.Unmarshal(b, &c)
-	cs := resttest.ConnectMCP(t, hs.URL+"/notes/s/"+c.SessionID+"/mcp", c.AgentToken)
+	srv := startReal(t, rest.Config{Registry: twins.NewRegistry(notesTwin(false))}, session.NewRedisStore(client, nil))
+	t.Cleanup(func() { srv.Store.Close() })
+	c := srv.create(t, srv.KeyA, "notes")
+	cs := resttest.ConnectMCP(t, srv.URL+"/notes/s/"+c.SessionID+"/mcp", c.AgentToken)
 	if text, isErr := resttest.CallTool(t, cs, "create_note", map[string]any{"text": "hello"}); isErr {
 		t.Fatal(text)
 	}
