@@ -35,12 +35,8 @@ func TestWorldCacheShardsKeepOneBound(t *testing.T) {
 	}
 	wg.Wait()
 	var held int64
-	used := 0
 	for i := range c.shards {
 		sh := &c.shards[i]
-		if len(sh.m) > 0 {
-			used++
-		}
 		n := 0
 		for e := sh.head.next; e != &sh.head; e = e.next {
 			held += e.cost
@@ -53,8 +49,14 @@ func TestWorldCacheShardsKeepOneBound(t *testing.T) {
 	if _, bytes := c.stats(); bytes != held || bytes > bound {
 		t.Errorf("%d bytes charged, the shards hold %d; bound %d", bytes, held, bound)
 	}
-	if used < shards/2 {
-		t.Errorf("only %d of %d shards used", used, shards)
+	// Which shards still hold a world at the end depends on how the
+	// goroutines interleaved; which shards the ids map to does not.
+	used := map[int]bool{}
+	for i := range 200 {
+		used[shardOf(fmt.Sprintf("ses_%d", i))] = true
+	}
+	if len(used) != shards {
+		t.Errorf("the test's ids reach only %d of %d shards", len(used), shards)
 	}
 	if c.drops.Load() == 0 {
 		t.Error("nothing was evicted under a bound this small")
