@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -60,6 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.ServerHeap, "server-heap", false, "read the server's live heap around every step from /debug/pprof/heap (server run with --pprof)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fs.BoolVar(&quiet, "q", false, "no progress lines on stderr")
+	var cpuProfile string
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write this process's CPU profile (the load generator's own cost) to this file")
 	var proxyAddr, proxyTo string
 	fs.StringVar(&proxyAddr, "proxy", "", "instead of measuring, serve a round-robin proxy on this address over --to")
 	fs.StringVar(&proxyTo, "to", "", "replica URLs for --proxy, comma-separated")
@@ -84,6 +87,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.Scenarios = splitList(scenarios)
 	if !quiet {
 		cfg.Log = stderr
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "pome-bench: --cpuprofile: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "pome-bench: --cpuprofile: %v\n", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
 	}
 	rep, err := load.Bench(ctx, cfg)
 	if rep != nil {

@@ -36,6 +36,9 @@ func TestRunAgainstServer(t *testing.T) {
 	if rep.Baseline == nil || rep.Baseline.Requests == 0 || rep.BaselineEnd == nil || rep.BaselineEnd.Requests == 0 {
 		t.Fatalf("baseline: %+v, at the end %+v", rep.Baseline, rep.BaselineEnd)
 	}
+	if rep.Baseline.ClientCPUUS <= 0 {
+		t.Errorf("baseline: no client CPU per request: %+v", rep.Baseline)
+	}
 	// Ratios are to the mean of the two baselines.
 	if r := rep.Baseline.Ratio + rep.BaselineEnd.Ratio; r < 1.999 || r > 2.001 {
 		t.Errorf("baseline ratios %v and %v do not average to 1", rep.Baseline.Ratio, rep.BaselineEnd.Ratio)

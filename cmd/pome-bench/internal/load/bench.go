@@ -161,7 +161,11 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 		if cfg.ServerPID != 0 {
 			cpu0, cpuErr = ReadCPU(cfg.ServerPID)
 		}
+		self0, selfErr := ReadCPU(os.Getpid())
 		res := Run(ctx, opt, sc)
+		if self1, err := ReadCPU(os.Getpid()); err == nil && selfErr == nil && res.Requests > 0 {
+			res.ClientCPUUS = float64(self1-self0) / float64(res.Requests)
+		}
 		if cfg.ServerPID != 0 && cpuErr == nil && res.Requests > 0 {
 			if cpu1, err := ReadCPU(cfg.ServerPID); err == nil {
 				res.ServerCPUUS = float64(cpu1-cpu0) / float64(res.Requests)

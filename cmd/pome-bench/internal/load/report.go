@@ -32,13 +32,17 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "machine %d CPU %s, %s/%s, %s\n\n", r.Machine.NumCPU, r.Machine.CPUModel, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.GoVersion)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	cpu := false
+	cpu, client := false, false
 	for _, s := range r.Scenarios {
 		cpu = cpu || s.ServerCPUUS > 0
+		client = client || s.ClientCPUUS > 0
 	}
 	head := "scenario\treq/s\tp50\tp99\trequests\terrors\tratio\t"
 	if cpu {
 		head += "server CPU/req\t"
+	}
+	if client {
+		head += "client CPU/req\t"
 	}
 	fmt.Fprintln(tw, head)
 	rows := r.Scenarios
@@ -54,6 +58,9 @@ func WriteTable(w io.Writer, r *Report) error {
 			if cpu {
 				line += "-\t"
 			}
+			if client {
+				line += "-\t"
+			}
 			fmt.Fprintln(tw, line)
 			continue
 		}
@@ -65,6 +72,13 @@ func WriteTable(w io.Writer, r *Report) error {
 		if cpu {
 			if s.ServerCPUUS > 0 {
 				line += fmt.Sprintf("%.1fµs\t", s.ServerCPUUS)
+			} else {
+				line += "-\t"
+			}
+		}
+		if client {
+			if s.ClientCPUUS > 0 {
+				line += fmt.Sprintf("%.1fµs\t", s.ClientCPUUS)
 			} else {
 				line += "-\t"
 			}

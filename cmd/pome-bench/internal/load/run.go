@@ -56,6 +56,12 @@ type Result struct {
 	// request (user plus system, µs), when its pid is given. Unlike the
 	// throughput it hardly depends on what else runs on the machine.
 	ServerCPUUS float64 `json:"server_cpu_us_per_request,omitempty"`
+	// ClientCPUUS is the CPU time this process (the load generator, and
+	// for the baseline also the bare handler it serves) used per counted
+	// request. With ServerCPUUS it accounts for the machine's CPU: a
+	// scenario's ratio is about (baseline's client CPU) / (its client CPU
+	// + its server CPU) when both saturate the same cores.
+	ClientCPUUS float64 `json:"client_cpu_us_per_request,omitempty"`
 }
 
 // maxConsecutiveErrors ends a worker that gets nothing but errors (a server
