@@ -81,14 +81,28 @@ func fastCall(tw *twins.Twin, body []byte) (rpcRequest, twins.Action, bool) {
 // its row is taped; a call it misjudges would only be refused and served
 // again.
 func ReadCall(tw *twins.Twin, r *http.Request, body []byte) bool {
+	a, ok := singleCall(tw, r, body)
+	return ok && a.Spec().Effect == twins.Read
+}
+
+// WriteCall reports whether the request is a single JSON tools/call of one
+// of tw's actions that may write. Its answer is one JSON body written once
+// the call is done, so the data plane can hold it until the write is
+// stored with its row (session.Manager.HoldWrites).
+func WriteCall(tw *twins.Twin, r *http.Request, body []byte) bool {
+	a, ok := singleCall(tw, r, body)
+	return ok && a.Spec().Effect != twins.Read
+}
+
+func singleCall(tw *twins.Twin, r *http.Request, body []byte) (twins.Action, bool) {
 	if r.Method != http.MethodPost {
-		return false
+		return nil, false
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		return false
+		return nil, false
 	}
 	_, a, ok := fastCall(tw, body)
-	return ok && a.Spec().Effect == twins.Read
+	return a, ok
 }
 
 func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -10,8 +10,9 @@ import (
 )
 
 // TestReadCall: only a single JSON tools/call of a known tool that only
-// reads counts as a read; anything else (writes, other methods, batches,
-// unknown tools, other HTTP methods or media types) does not.
+// reads counts as a read, and of one that writes as a write; anything else
+// (other methods, batches, unknown tools, other HTTP methods or media
+// types) is neither.
 func TestReadCall(t *testing.T) {
 	type in struct {
 		ID int `json:"id"`
@@ -26,24 +27,31 @@ func TestReadCall(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, method, contentType, body string
-		want                            bool
+		want, write                     bool
 	}{
-		{"read tool", "POST", "application/json", call("get_thing"), true},
-		{"read tool, charset", "POST", "application/json; charset=utf-8", call("get_thing"), true},
-		{"write tool", "POST", "application/json", call("make_thing"), false},
-		{"unknown tool", "POST", "application/json", call("nope"), false},
-		{"tools/list", "POST", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false},
-		{"batch", "POST", "application/json", "[" + call("get_thing") + "]", false},
-		{"notification", "POST", "application/json", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_thing"}}`, false},
-		{"not JSON-RPC 2.0", "POST", "application/json", strings.Replace(call("get_thing"), `"2.0"`, `"1.0"`, 1), false},
-		{"malformed", "POST", "application/json", call("get_thing")[:30], false},
-		{"form body", "POST", "application/x-www-form-urlencoded", call("get_thing"), false},
-		{"GET (the event stream)", "GET", "application/json", call("get_thing"), false},
+		{"read tool", "POST", "application/json", call("get_thing"), true, false},
+		{"read tool, charset", "POST", "application/json; charset=utf-8", call("get_thing"), true, false},
+		{"write tool", "POST", "application/json", call("make_thing"), false, true},
+		{"write tool, charset", "POST", "application/json; charset=utf-8", call("make_thing"), false, true},
+		{"write tool, form body", "POST", "application/x-www-form-urlencoded", call("make_thing"), false, false},
+		{"write tool batch", "POST", "application/json", "[" + call("make_thing") + "]", false, false},
+		{"write tool, GET", "GET", "application/json", call("make_thing"), false, false},
+		{"unknown tool", "POST", "application/json", call("nope"), false, false},
+		{"tools/list", "POST", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false, false},
+		{"batch", "POST", "application/json", "[" + call("get_thing") + "]", false, false},
+		{"notification", "POST", "application/json", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_thing"}}`, false, false},
+		{"not JSON-RPC 2.0", "POST", "application/json", strings.Replace(call("get_thing"), `"2.0"`, `"1.0"`, 1), false, false},
+		{"malformed", "POST", "application/json", call("get_thing")[:30], false, false},
+		{"form body", "POST", "application/x-www-form-urlencoded", call("get_thing"), false, false},
+		{"GET (the event stream)", "GET", "application/json", call("get_thing"), false, false},
 	} {
 		r := httptest.NewRequest(c.method, "/t/s/ses_x/mcp", strings.NewReader(c.body))
 		r.Header.Set("Content-Type", c.contentType)
 		if got := ReadCall(tw, r, []byte(c.body)); got != c.want {
 			t.Errorf("%s: ReadCall = %v, want %v", c.name, got, c.want)
+		}
+		if got := WriteCall(tw, r, []byte(c.body)); got != c.write {
+			t.Errorf("%s: WriteCall = %v, want %v", c.name, got, c.write)
 		}
 	}
 }

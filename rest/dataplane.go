@@ -93,6 +93,11 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// GET on /mcp, which opens an event stream).
 		speculate = mcpserver.ReadCall(tw, r, body)
 	}
+	// On a store shared by replicas a write is stored together with its
+	// tape row (session.Manager.HoldWrites): its answer is held back until
+	// then, and the call served again if the write met another's.
+	holdWrite := !speculate && d.srv.Manager.HoldsWrites() && writeRequest(tw, r, rest, body)
+	conflicts := 0
 	var rate rateState
 	rated := false
 	for {
@@ -113,9 +118,12 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			speculate = false
 			continue
 		}
+		if holdWrite {
+			d.srv.Manager.HoldWrites(sb, conflicts > 0)
+		}
 		out := w
 		var held *heldResponse
-		if sb.Speculative() {
+		if sb.Speculative() || sb.Holding() {
 			held = &heldResponse{header: http.Header{}}
 			out = held
 		}
@@ -128,19 +136,43 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rated = true
 		}
 		d.serveAuthorized(out, r, tw, sb, role, token, body, tooLarge, rest, rate)
+		d.srv.Manager.Settle(r.Context(), sb)
 		if held == nil {
 			return
 		}
 		switch {
-		case sb.StoreFailed():
+		case sb.StoreFailed(), sb.Holding() && sb.Stale() && conflicts >= maxWriteConflicts:
 			writeTwinError(w, tw, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox store is unavailable; retry shortly"))
 			return
 		case !sb.Stale():
 			held.sendTo(w)
 			return
 		}
+		if sb.Holding() {
+			conflicts++
+		}
 		speculate = false
 	}
+}
+
+// maxWriteConflicts bounds how often a held write is served again. After
+// the first conflict it runs under the twin's lease, where only a lease
+// that lapsed (a write stalled for seconds) can conflict again.
+const maxWriteConflicts = 4
+
+// writeRequest reports whether the request may write and is answered in
+// one piece once it is done, so its answer can be held until the write
+// is stored with its row: a REST call that is not a GET or HEAD, or a
+// single JSON MCP tools/call of a tool that writes. Pome's own paths never
+// write twin state.
+func writeRequest(tw *twins.Twin, r *http.Request, rest string, body []byte) bool {
+	switch {
+	case strings.HasPrefix(rest, "/_pome/") || rest == "/openapi.json":
+		return false
+	case rest == "/mcp":
+		return mcpserver.WriteCall(tw, r, body)
+	}
+	return r.Method != http.MethodGet && r.Method != http.MethodHead
 }
 
 // serveAuthorized serves a data-plane request once its sandbox record and
@@ -291,7 +323,9 @@ func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *ht
 	if name := call.Tool(); name != "" {
 		row.Tool = &name
 	}
-	if err := d.srv.Manager.RecordIn(ctx, slot, p.Sandbox, row); err != nil && !p.Sandbox.Speculative() {
+	// A speculative read or a held write that the store refused is served
+	// again; only a row lost for good is worth a line.
+	if err := d.srv.Manager.RecordIn(ctx, slot, p.Sandbox, row); err != nil && !p.Sandbox.Speculative() && !p.Sandbox.Stale() {
 		d.srv.log().Error("tape append failed", "sandbox", p.Sandbox.ID, "twin", tw.Name, "err", err)
 	}
 }

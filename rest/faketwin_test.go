@@ -4,9 +4,28 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pomehq/pome/twins"
 )
+
+// noteGates lets a test stop create_note of a given text mid-write: each
+// run signals entered, then waits for release (closed: runs pass).
+var noteGates sync.Map // text -> *noteGate
+
+type noteGate struct {
+	entered chan struct{}
+	release chan struct{}
+	runs    atomic.Int32
+}
+
+func (g *noteGate) enter() {
+	if g.runs.Add(1) == 1 {
+		close(g.entered)
+	}
+	<-g.release
+}
 
 // notes is a minimal twin for transport tests: independent of any vendor
 // twin, so the transports are tested on their own.
@@ -83,6 +102,10 @@ func notesTwin(strict bool) *twins.Twin {
 				func(ctx context.Context, w *notesWorld, in noteIn) (noteOut, error) {
 					if in.Text == "" {
 						return noteOut{}, twins.Errorf(twins.Invalid, "no_text", "text is required").WithField("text")
+					}
+					if gate, ok := noteGates.Load(in.Text); ok {
+						// A test holds this write here (see noteGates).
+						gate.(*noteGate).enter()
 					}
 					id := w.Next
 					w.Next++

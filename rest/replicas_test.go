@@ -277,3 +277,80 @@ func TestMCPReadOneRoundTrip(t *testing.T) {
 		t.Errorf("an MCP write took %d Redis round trips: was it served speculatively?", n)
 	}
 }
+
+// TestReplicaHeldWriteServedAgain: a write that replica 0 starts from the
+// world it holds, and that replica 1's write overtakes before it is
+// stored, is stored neither with nor without its row: it is served again
+// under the twin's lease, answered once from the newer state, and taped
+// once; over REST and over MCP.
+func TestReplicaHeldWriteServedAgain(t *testing.T) {
+	urls, key := startReplicas(t)
+	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
+	for _, transport := range []string{"rest", "mcp"} {
+		t.Run(transport, func(t *testing.T) {
+			c := createOn(t, urls[0], key, "notes")
+			tok := c.ProviderCredentials["notes"].Token
+			api := func(i int) string { return urls[i] + "/notes/s/" + c.SessionID }
+			if st, _, b := do(t, "POST", api(0)+"/notes", jsonBody(tok), `{"text":"first"}`); st != 201 {
+				t.Fatalf("first write: %d %s", st, b)
+			}
+			for range 2 { // replica 0 holds the record and the world
+				do(t, "GET", api(0)+"/notes/1", bearer(tok), "")
+			}
+			text := "gated-" + transport + "-" + c.SessionID
+			gate := &noteGate{entered: make(chan struct{}), release: make(chan struct{})}
+			noteGates.Store(text, gate)
+			defer noteGates.Delete(text)
+			answer := make(chan string, 1)
+			go func() {
+				if transport == "mcp" {
+					cs := resttest.ConnectMCP(t, api(0)+"/mcp", c.AgentToken)
+					out, isErr := resttest.CallTool(t, cs, "create_note", map[string]any{"text": text})
+					if isErr {
+						out = "error: " + out
+					}
+					answer <- out
+					return
+				}
+				st, _, b := do(t, "POST", api(0)+"/notes", jsonBody(tok), `{"text":"`+text+`"}`)
+				answer <- fmt.Sprintf("%d %s", st, b)
+			}()
+			<-gate.entered
+			if st, _, b := do(t, "POST", api(1)+"/notes", jsonBody(tok), `{"text":"overtaking"}`); st != 201 || !strings.Contains(string(b), `"id":2`) {
+				t.Fatalf("overtaking write on replica 1: %d %s", st, b)
+			}
+			close(gate.release)
+			got := <-answer
+			if !strings.Contains(got, `"id":3`) || strings.Contains(got, "error") {
+				t.Fatalf("the overtaken write answered %s, want note 3", got)
+			}
+			if n := gate.runs.Load(); n != 2 {
+				t.Errorf("the overtaken write ran %d times, want 2 (once more after the conflict)", n)
+			}
+			_, _, b := do(t, "GET", urls[1]+"/v1/sandboxes/"+c.SessionID+"/state/notes", ctl, "")
+			var st struct{ Notes map[string]string }
+			json.Unmarshal(b, &st)
+			if len(st.Notes) != 3 || st.Notes["3"] != text || st.Notes["2"] != "overtaking" {
+				t.Fatalf("state after both writes: %s", b)
+			}
+			_, _, b = do(t, "GET", urls[0]+"/v1/sandboxes/"+c.SessionID+"/tapes/notes", ctl, "")
+			var out struct{ Rows []tape.Row }
+			json.Unmarshal(b, &out)
+			gated := 0
+			for i, r := range out.Rows {
+				if r.Seq != int64(i+1) {
+					t.Fatalf("row %d has seq %d", i, r.Seq)
+				}
+				if strings.Contains(string(r.Request.Body), text) && r.ToolName() == "create_note" {
+					gated++
+					if !strings.Contains(string(r.Response.Body), `:3`) {
+						t.Errorf("the overtaken write's row answered %s", r.Response.Body)
+					}
+				}
+			}
+			if gated != 1 {
+				t.Fatalf("the overtaken write has %d rows, want 1", gated)
+			}
+		})
+	}
+}

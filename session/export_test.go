@@ -53,7 +53,7 @@ func (s *RedisStore) Pipe(ctx context.Context, cmds ...redis.Cmder) error {
 // LoadWriteScripts loads the save and append scripts into Redis, so that
 // their next calls go out as EVALSHA.
 func (s *RedisStore) LoadWriteScripts(ctx context.Context) error {
-	for _, sc := range []*redis.Script{createScript, quotaScript, stopScript, lockReadScript, saveScript, appendScript, appendCheckedScript} {
+	for _, sc := range []*redis.Script{createScript, quotaScript, stopScript, lockReadScript, saveScript, appendScript, appendCheckedScript, saveAppendScript} {
 		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
 			return err
 		}
@@ -70,6 +70,7 @@ var (
 	SaveScriptHash          = saveScript.Hash
 	AppendScriptHash        = appendScript.Hash
 	AppendCheckedScriptHash = appendCheckedScript.Hash
+	SaveAppendScriptHash    = saveAppendScript.Hash
 )
 
 // DropCachedWorld forgets the world this process holds for a twin.

@@ -558,7 +558,8 @@ func (m *Manager) Record(ctx context.Context, sb *Sandbox, row *tape.Row) error 
 		_, err := m.Store.Append(ctx, sb, row)
 		// A speculative read's answer has not left: it is served again or
 		// refused rather than held while the store recovers.
-		if err == nil || errors.Is(err, ErrNotFound) || sb.Speculative() || time.Now().Add(wait).After(deadline) {
+		// Nor is a held write refused as stale: it is served again.
+		if err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrStale) || sb.Speculative() || time.Now().Add(wait).After(deadline) {
 			return err
 		}
 		time.Sleep(wait)

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -545,6 +546,14 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 		// A write starts from an authorization Redis just confirmed.
 		return sb.refuseStale()
 	}
+	if sb.hold != nil && sb.hold.p != nil {
+		// A second write in one call: the first is saved alone first, so
+		// that this one starts from it (and the lock it holds is free).
+		s.settle(ctx, sb)
+		if sb.Stale() || sb.StoreFailed() {
+			return ErrStale
+		}
+	}
 	if !write {
 		world, err := s.readWorld(ctx, sb, tw)
 		if err != nil {
@@ -558,7 +567,7 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 	// cached, the write may start from it without a lease (see
 	// writeUnleased).
 	var seen *worldEntry
-	if e := s.worlds.get(sb.ID, tw.Name, sb.CreatedAt.UnixNano()); e != nil && sb.view.serves(tw.Name, e.ver) {
+	if e := s.worlds.get(sb.ID, tw.Name, sb.CreatedAt.UnixNano()); e != nil && sb.view.serves(tw.Name, e.ver) && (sb.hold == nil || !sb.hold.leased) {
 		seen = e
 	}
 	// A read made with sb after this write must see it.
@@ -569,14 +578,19 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	// A held write (redis_hold.go) takes the lock over, until its row.
+	defer func() {
+		if unlock != nil {
+			unlock()
+		}
+	}()
 	if seen != nil {
-		if saved, err := s.writeUnleased(ctx, sb, tw, seen, fn); saved || err != nil {
+		if saved, err := s.writeUnleased(ctx, sb, tw, seen, fn, &unlock); saved || err != nil {
 			return err
 		}
 	}
 	for {
-		saved, err := s.writeOnce(ctx, sb, tw, fn)
+		saved, err := s.writeOnce(ctx, sb, tw, fn, &unlock)
 		if saved || err != nil {
 			return err
 		}
@@ -589,8 +603,9 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 // one round trip instead of two. The save still checks, in its one script,
 // that the version is e's and that no writer holds the lease, so it can
 // never overwrite a newer state nor save in the middle of a leased update;
-// when it reports false the caller reruns fn the ordinary way.
-func (s *RedisStore) writeUnleased(ctx context.Context, sb *Sandbox, tw *twins.Twin, e *worldEntry, fn UpdateFunc) (bool, error) {
+// when it reports false the caller reruns fn the ordinary way. A held
+// write is staged for its row instead (unlock passes to it).
+func (s *RedisStore) writeUnleased(ctx context.Context, sb *Sandbox, tw *twins.Twin, e *worldEntry, fn UpdateFunc, unlock *func()) (bool, error) {
 	world, err := tw.DecodeWorld(e.doc)
 	if err != nil {
 		return false, fmt.Errorf("%s state: %w", tw.Name, err)
@@ -598,6 +613,9 @@ func (s *RedisStore) writeUnleased(ctx context.Context, sb *Sandbox, tw *twins.T
 	mutated, fnErr := fn(world)
 	if !mutated {
 		return true, fnErr
+	}
+	if staged, err := s.stage(sb, tw, e.ver, world, "", unlock); staged || err != nil {
+		return staged, cmp.Or(err, fnErr)
 	}
 	return s.save(ctx, sb, tw, e.ver, world, "", fnErr)
 }
@@ -613,11 +631,20 @@ func (s *RedisStore) save(ctx context.Context, sb *Sandbox, tw *twins.Twin, ver 
 	if err != nil {
 		return false, fmt.Errorf("%s state: %w", tw.Name, err)
 	}
+	saved, err := s.saveDoc(ctx, sb, tw, ver, out, world, token)
+	if !saved || err != nil {
+		return saved, err
+	}
+	return true, fnErr
+}
+
+// saveDoc is save of a world already encoded as doc.
+func (s *RedisStore) saveDoc(ctx context.Context, sb *Sandbox, tw *twins.Twin, ver int64, doc []byte, world any, token string) (bool, error) {
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, tw.Name), lockKey(sb.ID, tw.Name)}
 	// The save waits for its answer even once the call is cancelled: sent,
 	// it may well store the world, and the caller must know whether it did
 	// (to record the call, and to cache what it saved).
-	res, err := s.runScript(uncancelled(ctx), saveScript, keys, strconv.FormatInt(ver, 10), out, token, writeID()).Int64()
+	res, err := s.runScript(uncancelled(ctx), saveScript, keys, strconv.FormatInt(ver, 10), doc, token, writeID()).Int64()
 	if err != nil {
 		return false, fmt.Errorf("redis save: %w", err)
 	}
@@ -625,13 +652,13 @@ func (s *RedisStore) save(ctx context.Context, sb *Sandbox, tw *twins.Twin, ver 
 	case res == ver+1:
 		// The document just saved is the state at res, and this world is
 		// fn's last use of it: from here on it is shared, read-only.
-		s.worlds.put(sb.ID, tw.Name, sb.CreatedAt.UnixNano(), res, out, world)
-		return true, fnErr
+		s.worlds.put(sb.ID, tw.Name, sb.CreatedAt.UnixNano(), res, doc, world)
+		return true, nil
 	case res > 0:
 		// Saved, but at a version this code did not expect (a replica of
 		// another version?): cache nothing rather than guess.
 		s.worlds.drop(sb.ID, tw.Name)
-		return true, fnErr
+		return true, nil
 	case res == 0:
 		return false, nil
 	default:
@@ -699,8 +726,9 @@ func stateReply(res []any) (int64, []byte, error) {
 // writeOnce takes the twin's lease, runs fn on a private copy of the
 // stored world and saves it. It reports false when the state moved on
 // since it was read (the lease lapsed mid-update), so the caller reruns fn
-// on the newer state.
-func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin, fn UpdateFunc) (bool, error) {
+// on the newer state. A held write is staged for its row with its lease
+// (unlock passes to it).
+func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin, fn UpdateFunc, unlock *func()) (bool, error) {
 	lock, key := lockKey(sb.ID, tw.Name), stateKey(sb.ID, tw.Name)
 	created := sb.CreatedAt.UnixNano()
 	cached := s.worlds.get(sb.ID, tw.Name, created)
@@ -740,6 +768,12 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	mutated, fnErr := fn(world)
 	if !mutated {
 		return true, fnErr
+	}
+	if staged, err := s.stage(sb, tw, ver, world, token, unlock); staged || err != nil {
+		if staged {
+			held = false
+		}
+		return staged, cmp.Or(err, fnErr)
 	}
 	// The save drops the lease whatever it answers (unless it failed to
 	// reach Redis, when the release below tries again).
@@ -810,6 +844,9 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	if sb.Stale() {
 		// Refused before (a write made with it): its answer is void.
 		return 0, ErrStale
+	}
+	if sb.hold != nil && sb.hold.p != nil && sb.hold.p.tw.Name == row.Twin {
+		return s.appendSaving(ctx, sb, row, sb.hold.p, data[len(seqPrefix):])
 	}
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin)}
 	script, extra := appendFor(sb)

@@ -110,6 +110,6 @@ func (sb *Sandbox) clone() *Sandbox {
 		t := *sb.ClockStart
 		c.ClockStart = &t
 	}
-	c.view, c.spec = nil, nil
+	c.view, c.spec, c.hold = nil, nil, nil
 	return &c
 }

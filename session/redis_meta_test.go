@@ -33,8 +33,8 @@ func TestSandboxClone(t *testing.T) {
 		t.Errorf("changing the clone changed the original: %s", got)
 	}
 	// A reference field added to Sandbox must be copied by clone too (view
-	// and spec belong to one call and are dropped).
-	known := map[string]bool{"Twins": true, "ProviderHashes": true, "StoppedAt": true, "ClockStart": true, "view": true, "spec": true}
+	// spec and hold belong to one call and are dropped).
+	known := map[string]bool{"Twins": true, "ProviderHashes": true, "StoppedAt": true, "ClockStart": true, "view": true, "spec": true, "hold": true}
 	rt := reflect.TypeOf(Sandbox{})
 	for i := range rt.NumField() {
 		f := rt.Field(i)

@@ -49,13 +49,19 @@ type speculation struct {
 func (sb *Sandbox) Speculative() bool { return sb != nil && sb.spec != nil }
 
 // Stale reports whether the store refused sb, a speculative record, as
-// out of date: the call made with it must be served again.
-func (sb *Sandbox) Stale() bool { return sb != nil && sb.spec != nil && sb.spec.stale.Load() }
+// out of date, or refused the held write made with it (redis_hold.go): the
+// call made with it must be served again.
+func (sb *Sandbox) Stale() bool {
+	return sb != nil && (sb.spec != nil && sb.spec.stale.Load() || sb.hold != nil && sb.hold.stale.Load())
+}
 
 // StoreFailed reports whether the store failed when it was to check sb, a
-// speculative record: the call made with it must be answered as a store
-// failure (a retryable 503), as its authorization would have been.
-func (sb *Sandbox) StoreFailed() bool { return sb != nil && sb.spec != nil && sb.spec.failed.Load() }
+// speculative record, or to store the held write made with it: the call
+// made with it must be answered as a store failure (a retryable 503), as
+// its authorization would have been.
+func (sb *Sandbox) StoreFailed() bool {
+	return sb != nil && (sb.spec != nil && sb.spec.failed.Load() || sb.hold != nil && sb.hold.failed.Load())
+}
 
 func (sb *Sandbox) refuseStale() error {
 	sb.spec.stale.Store(true)

@@ -43,6 +43,9 @@ type Sandbox struct {
 	// spec is set on a record read from the store's caches rather than
 	// from the store (RedisStore.GetCached); nil otherwise.
 	spec *speculation
+	// hold is set on a record whose writes wait for the call's tape row
+	// (Manager.HoldWrites); nil otherwise.
+	hold *heldWrite
 }
 
 // HasTwin reports whether the sandbox runs the twin.

@@ -1,0 +1,226 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/pomehq/pome/tape"
+	"github.com/pomehq/pome/twins"
+)
+
+// Held writes.
+//
+// A write on Redis used to take two scripts: the save of the twin's world,
+// inside Update, and the append of the call's tape row, once the answer was
+// shaped. A replica that died, or a Redis that stayed unreachable longer
+// than Manager.Record retries, between the two left a saved write without
+// its row: a tape that no longer says what happened to the state, which is
+// what checks grade.
+//
+// When the caller can hold the call's answer until its row is stored, and
+// serve the call again if need be (the data plane does, for a REST write or
+// an MCP tools/call; Manager.HoldWrites), the save waits for the row: Update
+// runs the write, keeps the world it made and returns, still holding the
+// twin's in-process lock and, if it took one, its Redis lease. Append then
+// stores the world and the row in one script (saveAppendScript), which
+// checks what a save checks (the version read, the lease) first. So a write
+// is saved with its row or not at all, and costs one script instead of two.
+//
+// A save that finds the version moved on (a write that started from the
+// cached world without a lease, and met another replica's write) stores
+// nothing, as before; but the call's answer is already shaped, so the call
+// is refused as stale (ErrStale) and the caller serves it again, this time
+// under the lease (HoldWrites with afterConflict), where only a lapsed
+// lease can conflict. A call that never appends its row (no code path of
+// the data plane does, but a write must not hang on that) has its world
+// saved alone when the caller settles it (Settle).
+
+// heldWrite marks a record whose writes wait for the call's row.
+type heldWrite struct {
+	// leased: the call is served again after a conflict; its write takes
+	// the lease rather than start from the cached world.
+	leased bool
+	// stale and failed say what became of the call, as for speculation:
+	// refused (serve it again), or the store failed (answer 503).
+	stale, failed atomic.Bool
+	// p is the write waiting for its row, if any.
+	p *pendingSave
+}
+
+// pendingSave is a twin world a write made, not yet stored.
+type pendingSave struct {
+	tw     *twins.Twin
+	ver    int64  // the version it was made from
+	doc    []byte // the world, encoded
+	world  any
+	token  string // the Redis lease held for it; "" when none
+	unlock func() // the twin's in-process writer lock, held for it
+	tried  bool   // an append was sent with it (its outcome may be unknown)
+}
+
+// writeHolder is a store whose writes can wait for the call's row.
+type writeHolder interface {
+	holdWrites(sb *Sandbox, afterConflict bool)
+	settle(ctx context.Context, sb *Sandbox)
+}
+
+// HoldsWrites reports whether the store can hold a write's save until its
+// row is taped (a store shared by replicas).
+func (m *Manager) HoldsWrites() bool {
+	_, ok := m.Store.(writeHolder)
+	return ok
+}
+
+// HoldWrites marks sb, a record authorized for one call that the caller
+// answers only once its row is taped, so that a write the call makes is
+// stored with that row, in one step. The caller must then hold the answer
+// back until the call is recorded, serve the call again (with
+// afterConflict) when sb turns out Stale, answer a retryable 503 when
+// StoreFailed, and call Settle once the attempt is over. It does nothing
+// with a store that cannot (HoldsWrites false) or on a speculative record.
+func (m *Manager) HoldWrites(sb *Sandbox, afterConflict bool) {
+	if h, ok := m.Store.(writeHolder); ok && sb != nil && sb.spec == nil {
+		h.holdWrites(sb, afterConflict)
+	}
+}
+
+// Settle ends one attempt at a call made with a record marked by
+// HoldWrites: a write still waiting for a row that was never appended is
+// saved alone; one whose append failed for good is given up, its lease and
+// lock released. Settle is safe on any record.
+func (m *Manager) Settle(ctx context.Context, sb *Sandbox) {
+	if h, ok := m.Store.(writeHolder); ok && sb != nil && sb.hold != nil {
+		h.settle(ctx, sb)
+	}
+}
+
+// Holding reports whether sb was marked by HoldWrites.
+func (sb *Sandbox) Holding() bool { return sb != nil && sb.hold != nil }
+
+func (s *RedisStore) holdWrites(sb *Sandbox, afterConflict bool) {
+	sb.hold = &heldWrite{leased: afterConflict}
+}
+
+// stage keeps the world a write made for Append to store with the call's
+// row, taking over the twin's in-process lock (*unlock is cleared) and the
+// lease token. It reports false, having kept nothing, when sb does not hold
+// its writes.
+func (s *RedisStore) stage(sb *Sandbox, tw *twins.Twin, ver int64, world any, token string, unlock *func()) (bool, error) {
+	if sb.hold == nil || sb.hold.p != nil {
+		return false, nil
+	}
+	doc, err := json.Marshal(world)
+	if err != nil {
+		return false, fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	sb.hold.p = &pendingSave{tw: tw, ver: ver, doc: doc, world: world, token: token, unlock: *unlock}
+	*unlock = nil
+	return true, nil
+}
+
+// release lets go of what a pending save holds in process; its lease, if
+// any, is the caller's business.
+func (p *pendingSave) release() {
+	if p.unlock != nil {
+		p.unlock()
+		p.unlock = nil
+	}
+}
+
+// saveAppendScript is saveScript and appendScript in one: it stores the
+// world if the version is still the one the write read and no other writer
+// holds the lease (dropping the write's own), then stores the row with the
+// next seq. It answers the seq, or 0 when the version moved on or another
+// writer holds the lease (nothing stored), or -1 when the sandbox is gone.
+// Sent again after its reply was lost, it finds its call id among the
+// state's recent calls and answers the seq it took (luaAppendReplay).
+// KEYS: meta, state, tapeseq, tape, lock. ARGV: row JSON after
+// `{"seq":0,`, cap, call id, version read, document, lease token.
+var saveAppendScript = redis.NewScript(luaExpiry + luaRecent + luaAppendReplay + `
+local holder = redis.call('GET', KEYS[5])
+if holder == ARGV[6] then redis.call('DEL', KEYS[5]) elseif holder then return 0 end
+if not st[1] then return -1 end
+local at = expiry(KEYS[1])
+if at == -2 then return -1 end
+if at < 0 then return redis.error_reply('sandbox meta without expiry') end
+if st[1] ~= ARGV[4] then return 0 end
+redis.call('HSET', KEYS[2], 'doc', ARGV[5])
+redis.call('HINCRBY', KEYS[2], 'ver', 1)
+redis.call('PEXPIREAT', KEYS[2], at)
+` + luaAppendRow)
+
+// appendSaving stores p's world and the row (its JSON after the seq) in
+// one script; see saveAppendScript.
+func (s *RedisStore) appendSaving(ctx context.Context, sb *Sandbox, row *tape.Row, p *pendingSave, data []byte) (int64, error) {
+	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin), lockKey(sb.ID, row.Twin)}
+	p.tried = true
+	seq, err := s.runScript(uncancelled(ctx), saveAppendScript, keys,
+		data, s.maxTapeRows, callID(ctx), strconv.FormatInt(p.ver, 10), p.doc, p.token).Int64()
+	if err != nil {
+		// Kept for Manager.Record's retries (the same call id), or for
+		// Settle to give up. The in-process lock only spares this
+		// process's writers a conflict; it is not held while Redis is
+		// unreachable, or they would queue behind retries that may last
+		// seconds instead of being refused at once.
+		p.release()
+		return 0, fmt.Errorf("redis save and append: %w", err)
+	}
+	sb.hold.p = nil
+	defer p.release()
+	switch {
+	case seq > 0:
+		// The world is the state at the version after the one it was
+		// made from, and from here on shared, read-only.
+		s.worlds.put(sb.ID, row.Twin, sb.CreatedAt.UnixNano(), p.ver+1, p.doc, p.world)
+		row.Seq = seq
+		return seq, nil
+	case seq == 0:
+		sb.hold.stale.Store(true)
+		return 0, ErrStale
+	default:
+		// Gone since the call was authorized: served again, the call
+		// meets the sandbox's absence rather than an answer for a write
+		// that was never stored.
+		sb.hold.stale.Store(true)
+		return 0, ErrNotFound
+	}
+}
+
+func (s *RedisStore) settle(ctx context.Context, sb *Sandbox) {
+	p := sb.hold.p
+	if p == nil {
+		return
+	}
+	sb.hold.p = nil
+	defer p.release()
+	ctx = context.WithoutCancel(ctx)
+	if p.tried {
+		// Its append failed for good, and whether the script ran is
+		// unknown (a resend would tell, but the store is not answering):
+		// the caller answers 503; the lease, if the script did not drop
+		// it, is released rather than waited out by every other writer.
+		sb.hold.failed.Store(true)
+		if p.token != "" {
+			releaseScript.Run(ctx, s.rdb, []string{lockKey(sb.ID, p.tw.Name)}, p.token)
+		}
+		return
+	}
+	// Never appended: save the world alone, as an unheld write does.
+	saved, err := s.saveDoc(ctx, sb, p.tw, p.ver, p.doc, p.world, p.token)
+	switch {
+	case err != nil && !errors.Is(err, ErrNotFound):
+		sb.hold.failed.Store(true)
+		if p.token != "" {
+			releaseScript.Run(ctx, s.rdb, []string{lockKey(sb.ID, p.tw.Name)}, p.token)
+		}
+	case err != nil, !saved:
+		// The version moved on, or the sandbox is gone: served again.
+		sb.hold.stale.Store(true)
+	}
+}
