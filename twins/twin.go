@@ -23,6 +23,11 @@ type Twin struct {
 	NewWorld func(ctx context.Context, seed json.RawMessage) (any, error)
 	// DecodeWorld restores a world from its JSON document.
 	DecodeWorld func(data []byte) (any, error)
+	// CopyWorld, when set, returns a private copy of a world equal to
+	// what DecodeWorld makes of its document, without the JSON
+	// (WorldCopier). A store that keeps worlds decoded and shared (Redis)
+	// copies one for a write with it; without it, it decodes one.
+	CopyWorld func(world any) any
 
 	// RESTError renders an error as the vendor's status and body.
 	RESTError func(e *Error) (status int, body any)

@@ -27,6 +27,7 @@ func New() *twins.Twin {
 		Checks:      checks(),
 		NewWorld:    newWorldFn,
 		DecodeWorld: decode,
+		CopyWorld:   twins.WorldCopier((*World).indexIssues),
 		RESTError:   RESTError,
 		TokenPrefix: "ghp_",
 		// go-github's WithEnterpriseURLs (and GitHub Enterprise Server

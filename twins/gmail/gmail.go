@@ -95,6 +95,7 @@ func New() *twins.Twin {
 		Checks:      Checks(),
 		NewWorld:    newWorld,
 		DecodeWorld: decode,
+		CopyWorld:   twins.WorldCopier[World](nil),
 		RESTError:   RESTError,
 		TokenPrefix: "ya29.",
 		SeedExample: SeedExample,

@@ -27,6 +27,7 @@ func New() *twins.Twin {
 		Checks:      checks(),
 		NewWorld:    newWorld,
 		DecodeWorld: decode,
+		CopyWorld:   twins.WorldCopier((*World).indexMessages),
 		RESTError:   restError,
 		TokenPrefix: "xoxb-",
 		// Slack SDKs may send the token as a "token" form or query field.

@@ -130,6 +130,7 @@ func New() *twins.Twin {
 		Checks:       checks(),
 		NewWorld:     newWorldFn,
 		DecodeWorld:  decode,
+		CopyWorld:    twins.WorldCopier[World](nil),
 		RESTError:    restError,
 		TokenPrefix:  "sk_test_",
 		SeedExample:  SeedExample,

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -77,11 +78,37 @@ func Call(t testing.TB, tw *twins.Twin, world any, name, args string) Result {
 		return Result{Err: twins.AsError(err)}
 	}
 	out, err := a.Run(ctx, world, in)
-	// A world must survive the JSON round trip the Redis store puts it through.
-	if _, merr := json.Marshal(world); merr != nil {
+	// A world must survive the JSON round trip the Redis store puts it
+	// through, and the copy it makes for a write must be that round trip.
+	doc, merr := json.Marshal(world)
+	if merr != nil {
 		t.Fatalf("world does not marshal: %v", merr)
 	}
+	if call.Mutated() {
+		CheckCopy(t, tw, world, doc)
+	}
 	return Result{Out: out, Err: twins.AsError(err), Mutated: call.Mutated()}
+}
+
+// CheckCopy fails the test unless the twin's CopyWorld (when it has one)
+// copies world, whose document is doc, as decoding doc would: the copy
+// encodes as doc, and the copy of the decoded world is deeply equal to it,
+// indexes included.
+func CheckCopy(t testing.TB, tw *twins.Twin, world any, doc []byte) {
+	t.Helper()
+	if tw.CopyWorld == nil {
+		return
+	}
+	if got, err := json.Marshal(tw.CopyWorld(world)); err != nil || !bytes.Equal(got, doc) {
+		t.Fatalf("%s: CopyWorld encodes as\n%s\nwant\n%s (%v)", tw.Name, got, doc, err)
+	}
+	decoded, err := tw.DecodeWorld(doc)
+	if err != nil {
+		t.Fatalf("%s: DecodeWorld: %v", tw.Name, err)
+	}
+	if cp := tw.CopyWorld(decoded); !reflect.DeepEqual(cp, decoded) {
+		t.Fatalf("%s: the copy of a decoded world is not what decoding gives (an index not rebuilt?)", tw.Name)
+	}
 }
 
 // MustCall is Call that fails the test on an error.
