@@ -764,9 +764,9 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 		return false, err
 	}
 	if doc == nil {
-		// Redis still holds the cached version: decode the private copy
-		// from the cached document rather than move it over the wire. The
-		// cached world itself is never written to.
+		// Redis still holds the cached version: make the private copy
+		// from the cached world rather than move the document over the
+		// wire. The cached world itself is never written to.
 		if cached == nil || ver != cached.ver {
 			return false, fmt.Errorf("%s state: version %d answered without its document", tw.Name, ver)
 		}

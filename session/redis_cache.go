@@ -28,8 +28,8 @@ const entryOverhead = 256
 //
 // A cached world is immutable: reads share it (read actions must not
 // change a world, as under the memory store's read lock), and writes run
-// on a private copy decoded from the cached document, which replaces the
-// entry only once saved.
+// on a private copy of it (privateCopy), which replaces the entry only once
+// saved.
 //
 // The cache is bounded by an estimate of its bytes and evicts by second
 // chance (CLOCK), an approximation of least recently used: a hit only sets
