@@ -25,6 +25,8 @@ func TestRunAgainstServer(t *testing.T) {
 		"--sandboxes", "6", "--create-count", "20", "--json",
 		// The server runs in this process, so its pid is ours.
 		"--server-pid", strconv.Itoa(os.Getpid()), "--server-heap",
+		// Any process will do as the store's; this one works hard enough.
+		"--store-pid", strconv.Itoa(os.Getpid()),
 	}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
@@ -46,6 +48,9 @@ func TestRunAgainstServer(t *testing.T) {
 	seen := map[string]bool{}
 	for _, s := range rep.Scenarios {
 		seen[s.Name] = true
+		if s.Name == load.NameGetIssue && (s.StoreCPUUS <= 0 || s.ClientCPUUS <= 0 || s.ServerCPUUS <= 0) {
+			t.Errorf("%s: CPU per request not reported: client %v, server %v, store %v", s.Name, s.ClientCPUUS, s.ServerCPUUS, s.StoreCPUUS)
+		}
 		if s.Requests == 0 || s.Errors != 0 || s.Skipped != "" || s.Ratio <= 0 || s.P50US <= 0 || s.P99US < s.P50US {
 			t.Errorf("%s: %+v", s.Name, s)
 		}

@@ -43,6 +43,10 @@ type Config struct {
 	// ServerPID, when set, is the server's process id on this machine: its
 	// RSS is read around every step.
 	ServerPID int
+	// StorePID, when set, is the process id of the store the server uses
+	// (redis-server) on this machine: its CPU per request is reported too,
+	// since it shares the cores with the server and the client.
+	StorePID int
 	// ServerHeap reads the server's live heap around every step from its
 	// /debug/pprof/heap (the server must run with --pprof). Each reading
 	// forces a GC on the server, between timed runs only.
@@ -162,7 +166,16 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 			cpu0, cpuErr = ReadCPU(cfg.ServerPID)
 		}
 		self0, selfErr := ReadCPU(os.Getpid())
+		store0, storeErr := int64(0), error(nil)
+		if cfg.StorePID != 0 {
+			store0, storeErr = ReadCPU(cfg.StorePID)
+		}
 		res := Run(ctx, opt, sc)
+		if cfg.StorePID != 0 && storeErr == nil && res.Requests > 0 {
+			if store1, err := ReadCPU(cfg.StorePID); err == nil {
+				res.StoreCPUUS = float64(store1-store0) / float64(res.Requests)
+			}
+		}
 		if self1, err := ReadCPU(os.Getpid()); err == nil && selfErr == nil && res.Requests > 0 {
 			res.ClientCPUUS = float64(self1-self0) / float64(res.Requests)
 		}
@@ -189,7 +202,7 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 		res := measure(sc, opt, cfg.Warmup)
 		// The baseline runs in this process: the server's memory and CPU
 		// say nothing about it.
-		res.Mem, res.ServerCPUUS = nil, 0
+		res.Mem, res.ServerCPUUS, res.StoreCPUUS = nil, 0, 0
 		return &res, nil
 	}
 	withBaseline := cfg.Baseline && cfg.wants(NameBaseline)

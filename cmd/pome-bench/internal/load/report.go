@@ -32,10 +32,11 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "machine %d CPU %s, %s/%s, %s\n\n", r.Machine.NumCPU, r.Machine.CPUModel, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.GoVersion)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	cpu, client := false, false
+	cpu, client, store := false, false, false
 	for _, s := range r.Scenarios {
 		cpu = cpu || s.ServerCPUUS > 0
 		client = client || s.ClientCPUUS > 0
+		store = store || s.StoreCPUUS > 0
 	}
 	head := "scenario\treq/s\tp50\tp99\trequests\terrors\tratio\t"
 	if cpu {
@@ -43,6 +44,9 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	if client {
 		head += "client CPU/req\t"
+	}
+	if store {
+		head += "store CPU/req\t"
 	}
 	fmt.Fprintln(tw, head)
 	rows := r.Scenarios
@@ -61,6 +65,9 @@ func WriteTable(w io.Writer, r *Report) error {
 			if client {
 				line += "-\t"
 			}
+			if store {
+				line += "-\t"
+			}
 			fmt.Fprintln(tw, line)
 			continue
 		}
@@ -76,10 +83,15 @@ func WriteTable(w io.Writer, r *Report) error {
 				line += "-\t"
 			}
 		}
-		if client {
-			if s.ClientCPUUS > 0 {
-				line += fmt.Sprintf("%.1fµs\t", s.ClientCPUUS)
-			} else {
+		for _, col := range []struct {
+			on bool
+			us float64
+		}{{client, s.ClientCPUUS}, {store, s.StoreCPUUS}} {
+			switch {
+			case !col.on:
+			case col.us > 0:
+				line += fmt.Sprintf("%.1fµs\t", col.us)
+			default:
 				line += "-\t"
 			}
 		}

@@ -62,6 +62,9 @@ type Result struct {
 	// scenario's ratio is about (baseline's client CPU) / (its client CPU
 	// + its server CPU) when both saturate the same cores.
 	ClientCPUUS float64 `json:"client_cpu_us_per_request,omitempty"`
+	// StoreCPUUS is the CPU time the store's process (redis-server) used
+	// per counted request, when its pid is given.
+	StoreCPUUS float64 `json:"store_cpu_us_per_request,omitempty"`
 }
 
 // maxConsecutiveErrors ends a worker that gets nothing but errors (a server
