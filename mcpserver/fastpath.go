@@ -86,10 +86,16 @@ func ReadCall(tw *twins.Twin, r *http.Request, body []byte) bool {
 }
 
 // WriteCall reports whether the request is a single JSON tools/call of one
-// of tw's actions that may write. Its answer is one JSON body written once
-// the call is done, so the data plane can hold it until the write is
-// stored with its row (session.Manager.HoldWrites).
+// of tw's actions that may write, which the fast path answers: in the
+// request's own goroutine, with one JSON body written once the call is
+// done. The data plane can then hold the answer until the write is stored
+// with its row (session.Manager.HoldWrites). The SDK's path may run a tool
+// in a goroutine of its session that outlives the request, so a write it
+// answers is not held.
 func WriteCall(tw *twins.Twin, r *http.Request, body []byte) bool {
+	if !fastRequest(r) {
+		return false
+	}
 	a, ok := singleCall(tw, r, body)
 	return ok && a.Spec().Effect != twins.Read
 }

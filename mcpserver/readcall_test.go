@@ -10,9 +10,10 @@ import (
 )
 
 // TestReadCall: only a single JSON tools/call of a known tool that only
-// reads counts as a read, and of one that writes as a write; anything else
-// (other methods, batches, unknown tools, other HTTP methods or media
-// types) is neither.
+// reads counts as a read, whichever path answers it, and of one that
+// writes as a write, when the fast path answers it; anything else (other
+// methods, batches, unknown tools, other HTTP methods or media types) is
+// neither.
 func TestReadCall(t *testing.T) {
 	type in struct {
 		ID int `json:"id"`
@@ -36,6 +37,8 @@ func TestReadCall(t *testing.T) {
 		{"write tool, form body", "POST", "application/x-www-form-urlencoded", call("make_thing"), false, false},
 		{"write tool batch", "POST", "application/json", "[" + call("make_thing") + "]", false, false},
 		{"write tool, GET", "GET", "application/json", call("make_thing"), false, false},
+		{"write tool, a protocol version the SDK answers", "POST", "application/json", call("make_thing"), false, false},
+		{"read tool, a protocol version the SDK answers", "POST", "application/json", call("get_thing"), true, false},
 		{"unknown tool", "POST", "application/json", call("nope"), false, false},
 		{"tools/list", "POST", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false, false},
 		{"batch", "POST", "application/json", "[" + call("get_thing") + "]", false, false},
@@ -47,6 +50,12 @@ func TestReadCall(t *testing.T) {
 	} {
 		r := httptest.NewRequest(c.method, "/t/s/ses_x/mcp", strings.NewReader(c.body))
 		r.Header.Set("Content-Type", c.contentType)
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if !strings.Contains(c.name, "the SDK answers") {
+			r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		} else {
+			r.Header.Set("Mcp-Protocol-Version", "2024-11-05")
+		}
 		if got := ReadCall(tw, r, []byte(c.body)); got != c.want {
 			t.Errorf("%s: ReadCall = %v, want %v", c.name, got, c.want)
 		}

@@ -135,7 +135,7 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rate.denied = !allowed
 			rated = true
 		}
-		d.serveAuthorized(out, r, tw, sb, role, token, body, tooLarge, rest, rate)
+		d.serveHeld(out, r, tw, sb, role, token, body, tooLarge, rest, rate)
 		d.srv.Manager.Settle(r.Context(), sb)
 		if held == nil {
 			return
@@ -153,6 +153,22 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		speculate = false
 	}
+}
+
+// serveHeld is serveAuthorized for one attempt at a call; a write the
+// attempt holds for its row is abandoned, stored nowhere, if the attempt
+// panics (net/http recovers the panic; the lock and lease must not stay).
+func (d *dataPlane) serveHeld(w http.ResponseWriter, r *http.Request, tw *twins.Twin, sb *session.Sandbox, role session.Role,
+	token string, body []byte, tooLarge bool, rest string, rate rateState) {
+	if sb.Holding() {
+		defer func() {
+			if p := recover(); p != nil {
+				d.srv.Manager.Abandon(sb)
+				panic(p)
+			}
+		}()
+	}
+	d.serveAuthorized(w, r, tw, sb, role, token, body, tooLarge, rest, rate)
 }
 
 // maxWriteConflicts bounds how often a held write is served again. After

@@ -68,6 +68,7 @@ type pendingSave struct {
 type writeHolder interface {
 	holdWrites(sb *Sandbox, afterConflict bool)
 	settle(ctx context.Context, sb *Sandbox)
+	abandon(sb *Sandbox)
 }
 
 // HoldsWrites reports whether the store can hold a write's save until its
@@ -97,6 +98,15 @@ func (m *Manager) HoldWrites(sb *Sandbox, afterConflict bool) {
 func (m *Manager) Settle(ctx context.Context, sb *Sandbox) {
 	if h, ok := m.Store.(writeHolder); ok && sb != nil && sb.hold != nil {
 		h.settle(ctx, sb)
+	}
+}
+
+// Abandon gives up a write still waiting for its row, storing nothing,
+// and lets go of its lock and lease: for an attempt that ends in a panic,
+// whose answer never leaves. Abandon is safe on any record.
+func (m *Manager) Abandon(sb *Sandbox) {
+	if h, ok := m.Store.(writeHolder); ok && sb != nil && sb.hold != nil {
+		h.abandon(sb)
 	}
 }
 
@@ -222,5 +232,18 @@ func (s *RedisStore) settle(ctx context.Context, sb *Sandbox) {
 	case err != nil, !saved:
 		// The version moved on, or the sandbox is gone: served again.
 		sb.hold.stale.Store(true)
+	}
+}
+
+func (s *RedisStore) abandon(sb *Sandbox) {
+	p := sb.hold.p
+	if p == nil {
+		return
+	}
+	sb.hold.p = nil
+	sb.hold.failed.Store(true)
+	p.release()
+	if p.token != "" {
+		releaseScript.Run(context.Background(), s.rdb, []string{lockKey(sb.ID, p.tw.Name)}, p.token)
 	}
 }

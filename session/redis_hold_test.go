@@ -344,3 +344,35 @@ func TestRedisHeldWriteStoreFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisHeldWriteAbandoned: a held write given up (its attempt
+// panicked) stores nothing and leaves neither lease nor lock behind.
+func TestRedisHeldWriteAbandoned(t *testing.T) {
+	ctx := context.Background()
+	a, b := newRedis(t, time.Now), newRedis(t, time.Now)
+	sb := createSandbox(t, a, storetest.NewTeam(), time.Hour, "alpha")
+	for i, leased := range []bool{false, true} {
+		m, call := heldCall(t, a, sb, leased)
+		if err := a.Update(ctx, call, storetest.Alpha, true, storetest.Increment); err != nil {
+			t.Fatal(err)
+		}
+		m.Abandon(call)
+		m.Settle(ctx, call) // nothing left to settle
+		if !call.StoreFailed() {
+			t.Error("an abandoned write is not reported failed")
+		}
+		if w := worldOf(t, a, sb, "alpha"); w.Counter != 2*i {
+			t.Fatalf("leased=%v: counter %d, want %d: the abandoned write was stored", leased, w.Counter, 2*i)
+		}
+		for _, s := range []*session.RedisStore{b, a} {
+			start := time.Now()
+			s.DropCachedWorld(sb.ID, "alpha")
+			if err := s.Update(ctx, authorize(t, s, sb), storetest.Alpha, true, storetest.Increment); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("leased=%v: the next write waited %v", leased, d)
+			}
+		}
+	}
+}
