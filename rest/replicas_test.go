@@ -51,6 +51,23 @@ func startReplicas(t *testing.T) ([]string, string) {
 	return urls, key
 }
 
+// gapFreeTape reads the notes tape of sandbox sid from the server at url,
+// failing the test unless its seqs run 1, 2, 3… without a gap.
+func gapFreeTape(t *testing.T, url, sid, key string) []tape.Row {
+	t.Helper()
+	st, _, b := do(t, "GET", url+"/v1/sandboxes/"+sid+"/tapes/notes", map[string]string{"Authorization": "Bearer " + key}, "")
+	var out struct{ Rows []tape.Row }
+	if st != 200 || json.Unmarshal(b, &out) != nil {
+		t.Fatalf("tape from %s: %d %.200s", url, st, b)
+	}
+	for i, r := range out.Rows {
+		if r.Seq != int64(i+1) {
+			t.Fatalf("tape from %s: row %d has seq %d", url, i, r.Seq)
+		}
+	}
+	return out.Rows
+}
+
 // createOn creates a sandbox through the server at url.
 func createOn(t *testing.T, url, key string, twinNames ...string) *session.Created {
 	t.Helper()
@@ -197,7 +214,6 @@ func TestReplicaReadSeesOtherReplica(t *testing.T) {
 // write another replica finished before them, and are taped once each.
 func TestReplicaMCPReadSeesOtherReplica(t *testing.T) {
 	urls, key := startReplicas(t)
-	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 	c := createOn(t, urls[0], key, "notes")
 	tok := c.ProviderCredentials["notes"].Token
 	cs := resttest.ConnectMCP(t, urls[0]+"/notes/s/"+c.SessionID+"/mcp", c.AgentToken)
@@ -220,14 +236,8 @@ func TestReplicaMCPReadSeesOtherReplica(t *testing.T) {
 		}
 		reads++
 	}
-	_, _, b := do(t, "GET", urls[1]+"/v1/sandboxes/"+c.SessionID+"/tapes/notes", ctl, "")
-	var out struct{ Rows []tape.Row }
-	json.Unmarshal(b, &out)
 	got := 0
-	for i, r := range out.Rows {
-		if r.Seq != int64(i+1) {
-			t.Fatalf("row %d has seq %d", i, r.Seq)
-		}
+	for _, r := range gapFreeTape(t, urls[1], c.SessionID, key) {
 		if r.ToolName() == "get_note" {
 			got++
 		}
@@ -333,14 +343,8 @@ func TestReplicaHeldWriteServedAgain(t *testing.T) {
 			if len(st.Notes) != 3 || st.Notes["3"] != text || st.Notes["2"] != "overtaking" {
 				t.Fatalf("state after both writes: %s", b)
 			}
-			_, _, b = do(t, "GET", urls[0]+"/v1/sandboxes/"+c.SessionID+"/tapes/notes", ctl, "")
-			var out struct{ Rows []tape.Row }
-			json.Unmarshal(b, &out)
 			gated := 0
-			for i, r := range out.Rows {
-				if r.Seq != int64(i+1) {
-					t.Fatalf("row %d has seq %d", i, r.Seq)
-				}
+			for _, r := range gapFreeTape(t, urls[0], c.SessionID, key) {
 				if strings.Contains(string(r.Request.Body), text) && r.ToolName() == "create_note" {
 					gated++
 					if !strings.Contains(string(r.Response.Body), `:3`) {
