@@ -25,7 +25,8 @@ import (
 //
 // When the caller can hold the call's answer until its row is stored, and
 // serve the call again if need be (the data plane does, for a REST write or
-// an MCP tools/call; Manager.HoldWrites), the save waits for the row: Update
+// an MCP tools/call the fast path answers; Manager.HoldWrites), the save
+// waits for the row: Update
 // runs the write, keeps the world it made and returns, still holding the
 // twin's in-process lock and, if it took one, its Redis lease. Append then
 // stores the world and the row in one script (saveAppendScript), which
@@ -37,9 +38,13 @@ import (
 // nothing, as before; but the call's answer is already shaped, so the call
 // is refused as stale (ErrStale) and the caller serves it again, this time
 // under the lease (HoldWrites with afterConflict), where only a lapsed
-// lease can conflict. A call that never appends its row (no code path of
-// the data plane does, but a write must not hang on that) has its world
-// saved alone when the caller settles it (Settle).
+// lease can conflict. A script that cannot reach Redis lets the in-process
+// lock go at once (the other writers of the twin must not queue behind
+// Record's retries); given up, the call is answered as a store failure,
+// its lease released (Settle). A call that never appends its row (no code
+// path of the data plane does, but a write must not hang on that) has its
+// world saved alone when the caller settles it, and one that panics is
+// abandoned, storing nothing (Abandon).
 
 // heldWrite marks a record whose writes wait for the call's row.
 type heldWrite struct {
