@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -23,6 +24,18 @@ func fmtUS(us float64) string {
 	}
 }
 
+// cpuColumn is one CPU-per-request column of the table.
+type cpuColumn struct {
+	head string
+	of   func(Result) float64
+}
+
+var cpuColumns = []cpuColumn{
+	{"server CPU/req", func(r Result) float64 { return r.ServerCPUUS }},
+	{"client CPU/req", func(r Result) float64 { return r.ClientCPUUS }},
+	{"store CPU/req", func(r Result) float64 { return r.StoreCPUUS }},
+}
+
 // WriteTable prints the report for people.
 func WriteTable(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "server %s  clients %d  %gs per scenario  twins %s\n",
@@ -32,21 +45,16 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "machine %d CPU %s, %s/%s, %s\n\n", r.Machine.NumCPU, r.Machine.CPUModel, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.GoVersion)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	cpu, client, store := false, false, false
-	for _, s := range r.Scenarios {
-		cpu = cpu || s.ServerCPUUS > 0
-		client = client || s.ClientCPUUS > 0
-		store = store || s.StoreCPUUS > 0
+	// A CPU column shows only when some scenario has its figure.
+	var cols []cpuColumn
+	for _, c := range cpuColumns {
+		if slices.ContainsFunc(r.Scenarios, func(s Result) bool { return c.of(s) > 0 }) {
+			cols = append(cols, c)
+		}
 	}
 	head := "scenario\treq/s\tp50\tp99\trequests\terrors\tratio\t"
-	if cpu {
-		head += "server CPU/req\t"
-	}
-	if client {
-		head += "client CPU/req\t"
-	}
-	if store {
-		head += "store CPU/req\t"
+	for _, c := range cols {
+		head += c.head + "\t"
 	}
 	fmt.Fprintln(tw, head)
 	rows := r.Scenarios
@@ -57,41 +65,18 @@ func WriteTable(w io.Writer, r *Report) error {
 		rows = append(rows, *r.BaselineEnd)
 	}
 	for _, s := range rows {
-		if s.Skipped != "" {
-			line := s.Name + "\t-\t-\t-\t-\t-\t-\t"
-			if cpu {
-				line += "-\t"
+		line := s.Name + "\t-\t-\t-\t-\t-\t-\t"
+		if s.Skipped == "" {
+			ratio := "-"
+			if s.Ratio > 0 {
+				ratio = fmt.Sprintf("%.2f", s.Ratio)
 			}
-			if client {
-				line += "-\t"
-			}
-			if store {
-				line += "-\t"
-			}
-			fmt.Fprintln(tw, line)
-			continue
+			line = fmt.Sprintf("%s\t%.0f\t%s\t%s\t%d\t%d\t%s\t", s.Name, s.PerSec, fmtUS(s.P50US), fmtUS(s.P99US), s.Requests, s.Errors, ratio)
 		}
-		ratio := "-"
-		if s.Ratio > 0 {
-			ratio = fmt.Sprintf("%.2f", s.Ratio)
-		}
-		line := fmt.Sprintf("%s\t%.0f\t%s\t%s\t%d\t%d\t%s\t", s.Name, s.PerSec, fmtUS(s.P50US), fmtUS(s.P99US), s.Requests, s.Errors, ratio)
-		if cpu {
-			if s.ServerCPUUS > 0 {
-				line += fmt.Sprintf("%.1fµs\t", s.ServerCPUUS)
+		for _, c := range cols {
+			if us := c.of(s); us > 0 && s.Skipped == "" {
+				line += fmt.Sprintf("%.1fµs\t", us)
 			} else {
-				line += "-\t"
-			}
-		}
-		for _, col := range []struct {
-			on bool
-			us float64
-		}{{client, s.ClientCPUUS}, {store, s.StoreCPUUS}} {
-			switch {
-			case !col.on:
-			case col.us > 0:
-				line += fmt.Sprintf("%.1fµs\t", col.us)
-			default:
 				line += "-\t"
 			}
 		}

@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,6 +15,7 @@ func TestWriteTableCPUColumns(t *testing.T) {
 		Scenarios: []Result{
 			{Name: "github_get_issue", Requests: 10, PerSec: 30, Ratio: 0.3, ServerCPUUS: 90, ClientCPUUS: 60, StoreCPUUS: 45.5},
 			{Name: "server_healthz", Requests: 10, PerSec: 70, Ratio: 0.7, ServerCPUUS: 30, ClientCPUUS: 35},
+			{Name: "slack_post_message", Skipped: "no slack", ServerCPUUS: 1},
 		},
 	}
 	var out bytes.Buffer
@@ -27,6 +29,12 @@ func TestWriteTableCPUColumns(t *testing.T) {
 		}
 	}
 	for _, l := range strings.Split(text, "\n") {
+		// The skipped scenario's row: a dash in each of its 9 figure columns.
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "slack_post_message" && f[1] != "skipped:" {
+			if want := append([]string{f[0]}, slices.Repeat([]string{"-"}, 9)...); !slices.Equal(f, want) {
+				t.Errorf("skipped row %q, want %q", l, want)
+			}
+		}
 		if strings.Contains(l, "server_healthz") && !strings.HasSuffix(strings.TrimSpace(l), "-") {
 			t.Errorf("healthz row should end with a dash for its missing store CPU: %q", l)
 		}
