@@ -546,7 +546,7 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 		// A write starts from an authorization Redis just confirmed.
 		return sb.refuseStale()
 	}
-	if sb.hold != nil && sb.hold.p != nil {
+	if sb.pendingSave() != nil {
 		// A second write in one call: the first is saved alone first, so
 		// that this one starts from it (and the lock it holds is free).
 		s.settle(ctx, sb)
@@ -860,8 +860,8 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 		// Refused before (a write made with it): its answer is void.
 		return 0, ErrStale
 	}
-	if sb.hold != nil && sb.hold.p != nil && sb.hold.p.tw.Name == row.Twin {
-		return s.appendSaving(ctx, sb, row, sb.hold.p, data[len(seqPrefix):])
+	if p := sb.pendingSave(); p != nil && p.tw.Name == row.Twin {
+		return s.appendSaving(ctx, sb, row, p, data[len(seqPrefix):])
 	}
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin)}
 	script, extra := appendFor(sb)

@@ -58,6 +58,22 @@ type heldWrite struct {
 	p *pendingSave
 }
 
+// take returns the write waiting for its row, if any, and forgets it.
+func (h *heldWrite) take() *pendingSave {
+	p := h.p
+	h.p = nil
+	return p
+}
+
+// pendingSave returns the write made with sb that waits for its row, or
+// nil.
+func (sb *Sandbox) pendingSave() *pendingSave {
+	if sb.hold == nil {
+		return nil
+	}
+	return sb.hold.p
+}
+
 // pendingSave is a twin world a write made, not yet stored.
 type pendingSave struct {
 	tw     *twins.Twin
@@ -127,7 +143,7 @@ func (s *RedisStore) holdWrites(sb *Sandbox, afterConflict bool) {
 // lease token. It reports false, having kept nothing, when sb does not hold
 // its writes.
 func (s *RedisStore) stage(sb *Sandbox, tw *twins.Twin, ver int64, world any, token string, unlock *func()) (bool, error) {
-	if sb.hold == nil || sb.hold.p != nil {
+	if sb.hold == nil || sb.pendingSave() != nil {
 		return false, nil
 	}
 	doc, err := json.Marshal(world)
@@ -182,7 +198,7 @@ func (s *RedisStore) appendSaving(ctx context.Context, sb *Sandbox, row *tape.Ro
 		// Settle to give up. The in-process lock only spares this
 		// process's writers a conflict; it is not held while Redis is
 		// unreachable, or they would queue behind retries that may last
-		// seconds instead of being refused at once.
+		// seconds.
 		p.release()
 		return 0, fmt.Errorf("redis save and append: %w", err)
 	}
@@ -208,47 +224,41 @@ func (s *RedisStore) appendSaving(ctx context.Context, sb *Sandbox, row *tape.Ro
 }
 
 func (s *RedisStore) settle(ctx context.Context, sb *Sandbox) {
-	p := sb.hold.p
+	p := sb.hold.take()
 	if p == nil {
 		return
 	}
-	sb.hold.p = nil
-	defer p.release()
-	ctx = context.WithoutCancel(ctx)
 	if p.tried {
 		// Its append failed for good, and whether the script ran is
-		// unknown (a resend would tell, but the store is not answering):
-		// the caller answers 503; the lease, if the script did not drop
-		// it, is released rather than waited out by every other writer.
-		sb.hold.failed.Store(true)
-		if p.token != "" {
-			releaseScript.Run(ctx, s.rdb, []string{lockKey(sb.ID, p.tw.Name)}, p.token)
-		}
+		// unknown (a resend would tell, but the store is not answering).
+		s.giveUp(ctx, sb, p)
 		return
 	}
 	// Never appended: save the world alone, as an unheld write does.
-	saved, err := s.saveDoc(ctx, sb, p.tw, p.ver, p.doc, p.world, p.token)
+	saved, err := s.saveDoc(context.WithoutCancel(ctx), sb, p.tw, p.ver, p.doc, p.world, p.token)
 	switch {
 	case err != nil && !errors.Is(err, ErrNotFound):
-		sb.hold.failed.Store(true)
-		if p.token != "" {
-			releaseScript.Run(ctx, s.rdb, []string{lockKey(sb.ID, p.tw.Name)}, p.token)
-		}
+		s.giveUp(ctx, sb, p)
 	case err != nil, !saved:
 		// The version moved on, or the sandbox is gone: served again.
 		sb.hold.stale.Store(true)
 	}
+	p.release()
 }
 
 func (s *RedisStore) abandon(sb *Sandbox) {
-	p := sb.hold.p
-	if p == nil {
-		return
+	if p := sb.hold.take(); p != nil {
+		s.giveUp(context.Background(), sb, p)
 	}
-	sb.hold.p = nil
+}
+
+// giveUp ends p without storing it: the call is answered as a store
+// failure, and p's lock and lease (if the script did not drop it) are let
+// go rather than waited out by every other writer of the twin.
+func (s *RedisStore) giveUp(ctx context.Context, sb *Sandbox, p *pendingSave) {
 	sb.hold.failed.Store(true)
 	p.release()
 	if p.token != "" {
-		releaseScript.Run(context.Background(), s.rdb, []string{lockKey(sb.ID, p.tw.Name)}, p.token)
+		releaseScript.Run(context.WithoutCancel(ctx), s.rdb, []string{lockKey(sb.ID, p.tw.Name)}, p.token)
 	}
 }
