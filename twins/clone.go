@@ -103,20 +103,17 @@ func planFor(t reflect.Type, added *[]reflect.Type) (*plan, error) {
 func setValue(dst, src reflect.Value) { dst.Set(src) }
 
 func build(t reflect.Type, added *[]reflect.Type) (copyFunc, error) {
-	if t == timeType || t == rawMessageType {
-		if t == rawMessageType {
-			return copySlice(t, nil), nil
-		}
+	switch {
+	case t == timeType:
 		return setValue, nil
-	}
-	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && (t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)) {
+	case t == rawMessageType:
+		return copySlice(t, nil), nil
+	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && decodesItself(t):
 		return nil, fmt.Errorf("%v decodes its own JSON", t)
+	case scalar(t.Kind()):
+		return setValue, nil
 	}
 	switch t.Kind() {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.String:
-		return setValue, nil
 	case reflect.Pointer:
 		elem, err := planFor(t.Elem(), added)
 		if err != nil {
@@ -255,12 +252,19 @@ func copySlice(t reflect.Type, elem *plan) copyFunc {
 
 // flat reports whether values of t hold no memory of their own that a
 // copy must not share: scalars and strings (immutable).
-func flat(t reflect.Type) bool {
-	switch t.Kind() {
+func flat(t reflect.Type) bool { return scalar(t.Kind()) && !decodesItself(t) }
+
+func scalar(k reflect.Kind) bool {
+	switch k {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64, reflect.String:
-		return !t.Implements(unmarshalerType) && !reflect.PointerTo(t).Implements(unmarshalerType)
+		return true
 	}
 	return false
+}
+
+// decodesItself reports whether t (or *t) has its own JSON decoding.
+func decodesItself(t reflect.Type) bool {
+	return t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)
 }
