@@ -73,42 +73,35 @@ func fastCall(tw *twins.Twin, body []byte) (rpcRequest, twins.Action, bool) {
 	return req, a, ok
 }
 
-// ReadCall reports whether the request, whose body is body, is a single
-// JSON tools/call of one of tw's actions that only reads, whichever
-// protocol version and path (fast or the SDK's) answer it. The data plane
-// serves such a call from the sandbox record it already holds, as it does
-// a REST GET (session.Manager.AuthorizeRead), and holds its answer until
-// its row is taped; a call it misjudges would only be refused and served
-// again.
-func ReadCall(tw *twins.Twin, r *http.Request, body []byte) bool {
-	a, ok := singleCall(tw, r, body)
-	return ok && a.Spec().Effect == twins.Read
-}
-
-// WriteCall reports whether the request is a single JSON tools/call of one
-// of tw's actions that may write, which the fast path answers: in the
-// request's own goroutine, with one JSON body written once the call is
-// done. The data plane can then hold the answer until the write is stored
-// with its row (session.Manager.HoldWrites). The SDK's path may run a tool
-// in a goroutine of its session that outlives the request, so a write it
-// answers is not held.
-func WriteCall(tw *twins.Twin, r *http.Request, body []byte) bool {
-	if !fastRequest(r) {
-		return false
-	}
-	a, ok := singleCall(tw, r, body)
-	return ok && a.Spec().Effect != twins.Read
-}
-
-func singleCall(tw *twins.Twin, r *http.Request, body []byte) (twins.Action, bool) {
+// ToolCall reports what the request, whose body is body, is when it is a
+// single JSON tools/call of one of tw's actions (decoded once, for both):
+//
+//   - read: the tool only reads, whichever protocol version and path (fast
+//     or the SDK's) answer it. The data plane serves such a call from the
+//     sandbox record it already holds, as it does a REST GET
+//     (session.Manager.AuthorizeRead), and holds its answer until its row
+//     is taped; a call it misjudges would only be refused and served again.
+//   - write: the tool may write and the fast path answers it, in the
+//     request's own goroutine, with one JSON body written once the call is
+//     done, so the data plane can hold the answer until the write is stored
+//     with its row (session.Manager.HoldWrites). The SDK's path may run a
+//     tool in a goroutine of its session that outlives the request, so a
+//     write it answers is not held.
+func ToolCall(tw *twins.Twin, r *http.Request, body []byte) (read, write bool) {
 	if r.Method != http.MethodPost {
-		return nil, false
+		return false, false
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		return nil, false
+		return false, false
 	}
 	_, a, ok := fastCall(tw, body)
-	return a, ok
+	if !ok {
+		return false, false
+	}
+	if a.Spec().Effect == twins.Read {
+		return true, false
+	}
+	return false, fastRequest(r)
 }
 
 func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -88,15 +88,21 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// its answer is held back until then, and thrown away for a second,
 	// ordinary attempt if the record turned out stale.
 	speculate := r.Method == http.MethodGet && !strings.HasPrefix(rest, "/_pome/") && rest != "/openapi.json" && rest != "/mcp"
-	if rest == "/mcp" && r.Method == http.MethodPost && d.srv.Manager.Speculates() {
-		// So may an MCP tools/call of a tool that only reads (never the
-		// GET on /mcp, which opens an event stream).
-		speculate = mcpserver.ReadCall(tw, r, body)
-	}
 	// On a store shared by replicas a write is stored together with its
 	// tape row (session.Manager.HoldWrites): its answer is held back until
-	// then, and the call served again if the write met another's.
-	holdWrite := !speculate && d.srv.Manager.HoldsWrites() && writeRequest(tw, r, rest, body)
+	// then, and the call served again if the write met another's. That
+	// covers REST calls other than GET and HEAD (Pome's own paths never
+	// write twin state).
+	holdWrite := d.srv.Manager.HoldsWrites() && r.Method != http.MethodGet && r.Method != http.MethodHead &&
+		!strings.HasPrefix(rest, "/_pome/") && rest != "/openapi.json" && rest != "/mcp"
+	if rest == "/mcp" && d.srv.Manager.Speculates() {
+		// So may an MCP tools/call of a tool that only reads (never the
+		// GET on /mcp, which opens an event stream), and one that writes
+		// is held when the fast path answers it.
+		var write bool
+		speculate, write = mcpserver.ToolCall(tw, r, body)
+		holdWrite = write && d.srv.Manager.HoldsWrites()
+	}
 	conflicts := 0
 	var rate rateState
 	rated := false
@@ -175,21 +181,6 @@ func (d *dataPlane) serveHeld(w http.ResponseWriter, r *http.Request, tw *twins.
 // the first conflict it runs under the twin's lease, where only a lease
 // that lapsed (a write stalled for seconds) can conflict again.
 const maxWriteConflicts = 4
-
-// writeRequest reports whether the request may write and is answered in
-// one piece once it is done, so its answer can be held until the write
-// is stored with its row: a REST call that is not a GET or HEAD, or a
-// single JSON MCP tools/call of a tool that writes. Pome's own paths never
-// write twin state.
-func writeRequest(tw *twins.Twin, r *http.Request, rest string, body []byte) bool {
-	switch {
-	case strings.HasPrefix(rest, "/_pome/") || rest == "/openapi.json":
-		return false
-	case rest == "/mcp":
-		return mcpserver.WriteCall(tw, r, body)
-	}
-	return r.Method != http.MethodGet && r.Method != http.MethodHead
-}
 
 // serveAuthorized serves a data-plane request once its sandbox record and
 // the caller's role are known.

@@ -9,12 +9,12 @@ import (
 	"github.com/pomehq/pome/twins"
 )
 
-// TestReadCall: only a single JSON tools/call of a known tool that only
+// TestToolCall: only a single JSON tools/call of a known tool that only
 // reads counts as a read, whichever path answers it, and of one that
 // writes as a write, when the fast path answers it; anything else (other
 // methods, batches, unknown tools, other HTTP methods or media types) is
 // neither.
-func TestReadCall(t *testing.T) {
+func TestToolCall(t *testing.T) {
 	type in struct {
 		ID int `json:"id"`
 	}
@@ -56,11 +56,8 @@ func TestReadCall(t *testing.T) {
 		} else {
 			r.Header.Set("Mcp-Protocol-Version", "2024-11-05")
 		}
-		if got := ReadCall(tw, r, []byte(c.body)); got != c.want {
-			t.Errorf("%s: ReadCall = %v, want %v", c.name, got, c.want)
-		}
-		if got := WriteCall(tw, r, []byte(c.body)); got != c.write {
-			t.Errorf("%s: WriteCall = %v, want %v", c.name, got, c.write)
+		if read, write := ToolCall(tw, r, []byte(c.body)); read != c.want || write != c.write {
+			t.Errorf("%s: ToolCall = read %v, write %v; want %v, %v", c.name, read, write, c.want, c.write)
 		}
 	}
 }
