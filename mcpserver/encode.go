@@ -16,53 +16,75 @@ import (
 // nesting: for a few KB of output that was most of an MCP call's cost.
 // ok is false for any other result; callers then use json.Marshal.
 func encodeToolResult(res *mcp.CallToolResult) (result, taped []byte, ok bool) {
-	if res == nil || res.Meta != nil || res.InputRequests != nil || res.RequestState != "" || len(res.Content) != 1 {
+	o, ok := outputOf(res)
+	if !ok {
 		return nil, nil, false
+	}
+	result, content := appendToolResult(nil, o)
+	return result, tapedResult(content, o.isError), true
+}
+
+// outputOf is the toolOutput res was built from, when it is one.
+func outputOf(res *mcp.CallToolResult) (toolOutput, bool) {
+	if res == nil || res.Meta != nil || res.InputRequests != nil || res.RequestState != "" || len(res.Content) != 1 {
+		return toolOutput{}, false
 	}
 	tc, isText := res.Content[0].(*mcp.TextContent)
 	if !isText || tc.Meta != nil || tc.Annotations != nil {
-		return nil, nil, false
+		return toolOutput{}, false
 	}
-	var structured json.RawMessage
 	if res.StructuredContent != nil {
 		raw, isRaw := res.StructuredContent.(json.RawMessage)
 		if !isRaw || string(raw) != tc.Text {
-			return nil, nil, false
-		}
-		structured = raw
-	}
-	var quoted []byte
-	if structured != nil && utf8.ValidString(tc.Text) {
-		// The text is json.Marshal's output (callTool), so quoting it only
-		// has backslashes and quotes to escape. (Marshal keeps invalid
-		// UTF-8 a json.RawMessage field holds; quoting replaces it, so such
-		// a text takes the general way.)
-		quoted = quoteMarshalled(tc.Text)
-	} else {
-		var err error
-		if quoted, err = json.Marshal(tc.Text); err != nil {
-			return nil, nil, false
+			return toolOutput{}, false
 		}
 	}
-	const head, tail = `{"content":[{"type":"text","text":`, `}]`
-	result = make([]byte, 0, len(head)+len(quoted)+len(tail)+len(`,"structuredContent":`)+len(structured)+len(`,"isError":true}`))
-	result = append(append(append(result, head...), quoted...), tail...)
-	content := len(result)
-	if structured != nil {
-		result = append(append(result, `,"structuredContent":`...), structured...)
-	}
-	if res.IsError {
-		result = append(result, `,"isError":true`...)
-	}
-	result = append(result, '}')
+	// A structured result's text is its structured content, which the
+	// twin's output marshalled to.
+	structured := res.StructuredContent != nil
+	return toolOutput{text: []byte(tc.Text), marshalled: structured, structured: structured, isError: res.IsError}, true
+}
 
-	taped = make([]byte, 0, len(`{"result":`)+content+len(`,"isError":true}}`))
-	taped = append(append(taped, `{"result":`...), result[:content]...)
-	if res.IsError {
+// appendToolResult appends o's CallToolResult to dst, byte for byte as
+// json.Marshal encodes it, and returns with it the part of it the tape
+// keeps: the result up to the end of its content array.
+func appendToolResult(dst []byte, o toolOutput) (out, content []byte) {
+	const head, tail = `{"content":[{"type":"text","text":`, `}]`
+	start := len(dst)
+	dst = append(dst, head...)
+	if o.marshalled && utf8.Valid(o.text) {
+		// The text is json.Marshal's output, so quoting it only has
+		// backslashes and quotes to escape. (Marshal keeps invalid UTF-8 a
+		// json.RawMessage field holds; quoting replaces it, so such a text
+		// takes the general way.)
+		dst = appendQuotedMarshalled(dst, o.text)
+	} else {
+		// Marshalling a string cannot fail.
+		quoted, _ := json.Marshal(string(o.text))
+		dst = append(dst, quoted...)
+	}
+	dst = append(dst, tail...)
+	end := len(dst)
+	if o.structured {
+		dst = append(append(dst, `,"structuredContent":`...), o.text...)
+	}
+	if o.isError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	dst = append(dst, '}')
+	return dst, dst[start:end]
+}
+
+// tapedResult is the tape's response body of a call whose result's
+// content is content (appendToolResult): {"result": …} without the
+// structuredContent that repeats the text.
+func tapedResult(content []byte, isError bool) []byte {
+	taped := make([]byte, 0, len(`{"result":`)+len(content)+len(`,"isError":true}}`))
+	taped = append(append(taped, `{"result":`...), content...)
+	if isError {
 		taped = append(taped, `,"isError":true`...)
 	}
-	taped = append(taped, "}}"...)
-	return result, taped, true
+	return append(taped, "}}"...)
 }
 
 // tapedRequest is the tape's request body of a call, already encoded.
@@ -95,20 +117,19 @@ func encodeCallRequest(name string, args json.RawMessage) (tapedRequest, bool) {
 	return tapedRequest(buf.Bytes()), true
 }
 
-// quoteMarshalled is json.Marshal(text) for a text json.Marshal produced:
-// such a text is valid UTF-8 with every control character, <, >, &, U+2028
-// and U+2029 already escaped, so of what json.Marshal escapes in a string
-// only '"' and '\\' remain. It runs in one pass, without encoding/json's
+// appendQuotedMarshalled appends json.Marshal(string(text)) for a text
+// json.Marshal produced: such a text is valid UTF-8 with every control
+// character, <, >, &, U+2028 and U+2029 already escaped, so of what
+// json.Marshal escapes in a string only '"' and '\\' remain. It runs in one pass, without encoding/json's
 // per-character table and UTF-8 decoding.
-func quoteMarshalled(text string) []byte {
-	out := make([]byte, 0, len(text)+len(text)/4+2)
-	out = append(out, '"')
+func appendQuotedMarshalled(dst, text []byte) []byte {
+	dst = append(dst, '"')
 	last := 0
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; c == '"' || c == '\\' {
-			out = append(append(out, text[last:i]...), '\\', c)
+	for i, c := range text {
+		if c == '"' || c == '\\' {
+			dst = append(append(dst, text[last:i]...), '\\', c)
 			last = i + 1
 		}
 	}
-	return append(append(out, text[last:]...), '"')
+	return append(append(dst, text[last:]...), '"')
 }

@@ -19,7 +19,7 @@ func TestEncodeToolResultIsMarshal(t *testing.T) {
 		`{"nested":{"deep":[{"x":"y"}]},"n":1.5e3}`,
 	}
 	texts := []string{"", "not found", "<script>&amp;</script>", "bad \xff utf-8", "tab\tnewline\n", "\u2028"}
-	var cases []*mcp.CallToolResult
+	var cases []toolOutput
 	for _, o := range outputs {
 		var out any
 		if err := json.Unmarshal([]byte(o), &out); err != nil {
@@ -29,29 +29,42 @@ func TestEncodeToolResultIsMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}})
+		cases = append(cases, toolOutput{text: text, marshalled: true}, toolOutput{text: text, marshalled: true, isError: true})
 		if text[0] == '{' {
-			cases = append(cases, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: json.RawMessage(text)})
+			cases = append(cases, toolOutput{text: text, marshalled: true, structured: true})
 		}
 	}
 	for _, s := range texts {
-		cases = append(cases, &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: s}}})
+		cases = append(cases, toolOutput{text: []byte(s), isError: true})
 	}
-	for _, res := range cases {
-		got, gotTaped, ok := encodeToolResult(res)
-		if !ok {
-			t.Fatalf("%+v: not encoded", res)
-		}
+	prefix := []byte(`{"jsonrpc":"2.0","id":1,"result":`)
+	for _, o := range cases {
+		res := o.result()
 		want, err := json.Marshal(res)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("result:\n got %s\nwant %s", got, want)
-		}
 		cp := *res
 		cp.StructuredContent = nil
 		wantTaped, _ := json.Marshal(map[string]any{"result": &cp})
+
+		// From the output, after a prefix, as the fast path builds it.
+		got, content := appendToolResult(bytes.Clone(prefix), o)
+		if !bytes.HasPrefix(got, prefix) || !bytes.Equal(got[len(prefix):], want) {
+			t.Fatalf("appended:\n got %s\nwant %s%s", got, prefix, want)
+		}
+		if taped := tapedResult(content, o.isError); !bytes.Equal(taped, wantTaped) {
+			t.Fatalf("taped:\n got %s\nwant %s", taped, wantTaped)
+		}
+
+		// From the SDK's result, as the SDK's path tapes it.
+		got, gotTaped, ok := encodeToolResult(res)
+		if !ok {
+			t.Fatalf("%+v: not encoded", res)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("result:\n got %s\nwant %s", got, want)
+		}
 		if !bytes.Equal(gotTaped, wantTaped) {
 			t.Fatalf("taped:\n got %s\nwant %s", gotTaped, wantTaped)
 		}
@@ -122,7 +135,7 @@ func TestValidID(t *testing.T) {
 	}
 }
 
-// TestEncodeToolResultQuotesLikeMarshal: the quoting of a structured
+// TestEncodeToolResultQuotesLikeMarshal: the quoting of a marshalled
 // result's text matches json.Marshal for outputs holding every kind of
 // character, including raw JSON a twin keeps (json.RawMessage, whose
 // invalid UTF-8 json.Marshal passes through).
@@ -148,17 +161,18 @@ func TestEncodeToolResultQuotesLikeMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: json.RawMessage(text)}
-		got, _, ok := encodeToolResult(res)
-		if !ok {
-			t.Fatalf("%s: not encoded", text)
-		}
-		want, err := json.Marshal(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("%q:\n got %s\nwant %s", text, got, want)
+		for _, o := range []toolOutput{{text: text, marshalled: true, structured: true}, {text: text, marshalled: true}} {
+			res := o.result()
+			want, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := appendToolResult(nil, o); !bytes.Equal(got, want) {
+				t.Fatalf("%q:\n got %s\nwant %s", text, got, want)
+			}
+			if got, _, ok := encodeToolResult(res); !ok || !bytes.Equal(got, want) {
+				t.Fatalf("%q: from the result:\n got %s\nwant %s", text, got, want)
+			}
 		}
 	}
 }

@@ -125,21 +125,22 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := session.PrincipalFrom(r.Context())
 	start := time.Now()
 	ctx, call := twins.WithCall(r.Context())
-	res := callTool(ctx, f.m, f.tw, a, params.Arguments, f.errBody)
-	// The same bytes as json.Marshal of the JSON-RPC response (a test pins
-	// it), without re-scanning the encoded result.
-	result, tapedBody, fast := encodeToolResult(res)
+	o := runTool(ctx, f.m, f.tw, a, params.Arguments, f.errBody)
 	id, err := json.Marshal(req.ID)
-	if err == nil && !fast {
-		result, err = json.Marshal(res)
-	}
 	if err != nil {
 		http.Error(w, "encode result", http.StatusInternalServerError)
 		return
 	}
-	out := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(result)+1)
-	out = append(append(append(out, `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...)
-	out = append(append(out, result...), '}')
+	// The same bytes as json.Marshal of the JSON-RPC response (a test pins
+	// it), built in one buffer without re-scanning the encoded result: room
+	// for the text twice (content and structuredContent), its escapes, and
+	// writeResult's newline.
+	const head = `{"jsonrpc":"2.0","id":`
+	escapes := bytes.Count(o.text, []byte{'"'}) + bytes.Count(o.text, []byte{'\\'})
+	out := make([]byte, 0, len(head)+len(id)+2*len(o.text)+escapes+128)
+	out = append(append(append(out, head...), id...), `,"result":`...)
+	out, content := appendToolResult(out, o)
+	out = append(out, '}')
 	if p == nil {
 		writeResult(w, out)
 		return
@@ -159,7 +160,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fl.Flush()
 		}
 	}
-	record(ctx, f.m, f.tw, p, call, start, took, slot, "tools/call", params.Name, taped, res, tapedBody, nil)
+	record(ctx, f.m, f.tw, p, call, start, took, slot, "tools/call", params.Name, taped, nil, tapedResult(content, o.isError), nil)
 	if !reserved {
 		writeResult(w, out)
 	}

@@ -80,18 +80,45 @@ func handler(m *session.Manager, tw *twins.Twin, a twins.Action, errBody ErrorBo
 	}
 }
 
-// callTool runs one action for an MCP tools/call, whichever path received
-// it; every failure is an isError result, as MCP tools report errors.
+// toolOutput is what one tools/call produced, before it is an MCP result:
+// its one text content (the action's output as JSON, or the error's text),
+// whether json.Marshal produced that text, whether it is also the
+// structured content, and whether it reports an error. The fast path
+// encodes it as it is (appendToolResult); the SDK's path turns it into a
+// CallToolResult.
+type toolOutput struct {
+	text       []byte
+	marshalled bool
+	structured bool
+	isError    bool
+}
+
+// result is the CallToolResult o stands for.
+func (o toolOutput) result() *mcp.CallToolResult {
+	res := &mcp.CallToolResult{IsError: o.isError, Content: []mcp.Content{&mcp.TextContent{Text: string(o.text)}}}
+	if o.structured {
+		res.StructuredContent = json.RawMessage(o.text)
+	}
+	return res
+}
+
+// callTool runs one action for an MCP tools/call on the SDK's path.
 func callTool(ctx context.Context, m *session.Manager, tw *twins.Twin, a twins.Action, args json.RawMessage, errBody ErrorBody) *mcp.CallToolResult {
+	return runTool(ctx, m, tw, a, args, errBody).result()
+}
+
+// runTool runs one action for an MCP tools/call, whichever path received
+// it; every failure is an isError result, as MCP tools report errors.
+func runTool(ctx context.Context, m *session.Manager, tw *twins.Twin, a twins.Action, args json.RawMessage, errBody ErrorBody) toolOutput {
 	p := session.PrincipalFrom(ctx)
 	if p == nil {
-		return errorResult(tw, twins.Errorf(twins.Unauthorized, "not_authed", "no sandbox for this call"), errBody)
+		return errorOutput(tw, twins.Errorf(twins.Unauthorized, "not_authed", "no sandbox for this call"), errBody)
 	}
 	ctx = twins.WithTransport(ctx, twins.TransportMCP)
 	twins.CallFrom(ctx).SetTool(a.Name())
 	in, err := a.Decode(args)
 	if err != nil {
-		return errorResult(tw, twins.AsError(err), errBody)
+		return errorOutput(tw, twins.AsError(err), errBody)
 	}
 	// The output is encoded while the world is still held: it may point
 	// into it.
@@ -102,25 +129,20 @@ func callTool(ctx context.Context, m *session.Manager, tw *twins.Twin, a twins.A
 		return err
 	})
 	if err != nil {
-		return errorResult(tw, twins.AsError(err), errBody)
+		return errorOutput(tw, twins.AsError(err), errBody)
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
-	if a.OutputSchema() != nil && len(text) > 0 && text[0] == '{' {
-		res.StructuredContent = json.RawMessage(text)
-	}
-	return res
+	return toolOutput{text: text, marshalled: true, structured: a.OutputSchema() != nil && len(text) > 0 && text[0] == '{'}
 }
 
-func errorResult(tw *twins.Twin, e *twins.Error, errBody ErrorBody) *mcp.CallToolResult {
-	text := e.Message
+func errorOutput(tw *twins.Twin, e *twins.Error, errBody ErrorBody) toolOutput {
 	if errBody != nil {
 		if _, body := errBody(tw, e); body != nil {
 			if b, err := json.Marshal(body); err == nil {
-				text = string(b)
+				return toolOutput{text: b, marshalled: true, isError: true}
 			}
 		}
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	return toolOutput{text: []byte(e.Message), isError: true}
 }
 
 // recordMiddleware tapes every MCP request (not notifications): tools/call
