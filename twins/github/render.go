@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pomehq/pome/twins"
@@ -191,23 +192,29 @@ func (v *view) user(login string) *APIUser {
 	}
 	// Every URL of a user starts with one of two prefixes: they are built
 	// into one string and handed out as slices of it, one allocation
-	// rather than one per URL (a user is rendered in nearly every answer).
-	base := v.api + "/users/" + login
+	// rather than one per URL (a user is rendered in nearly every answer);
+	// a strings.Builder hands its bytes over as that string, uncopied.
 	var spans [11][2]int
-	buf := make([]byte, 0, 10*len(base)+len(v.html)+len(login)+200)
+	var buf strings.Builder
+	buf.Grow(10*(len(v.api)+len("/users/")+len(login)) + len(v.html) + len(login) + 200)
 	for i, part := range [11]string{
 		"", "/followers", "/following{/other_user}", "/gists{/gist_id}", "/starred{/owner}{/repo}",
 		"/subscriptions", "/orgs", "/repos", "/events{/privacy}", "/received_events", "",
 	} {
-		start := len(buf)
+		start := buf.Len()
 		if i == 10 {
-			buf = append(append(append(buf, v.html...), '/'), login...)
+			buf.WriteString(v.html)
+			buf.WriteByte('/')
+			buf.WriteString(login)
 		} else {
-			buf = append(append(buf, base...), part...)
+			buf.WriteString(v.api)
+			buf.WriteString("/users/")
+			buf.WriteString(login)
+			buf.WriteString(part)
 		}
-		spans[i] = [2]int{start, len(buf)}
+		spans[i] = [2]int{start, buf.Len()}
 	}
-	all := string(buf)
+	all := buf.String()
 	url := func(i int) string { return all[spans[i][0]:spans[i][1]] }
 	return &APIUser{
 		Login: login, ID: id, NodeID: nodeID(kind, id),
