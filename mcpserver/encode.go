@@ -20,7 +20,7 @@ func encodeToolResult(res *mcp.CallToolResult) (result, taped []byte, ok bool) {
 	if !ok {
 		return nil, nil, false
 	}
-	result, content := appendToolResult(nil, o)
+	result, content := appendToolResult(nil, o, nil, false)
 	return result, tapedResult(content, o.isError), true
 }
 
@@ -47,9 +47,15 @@ func outputOf(res *mcp.CallToolResult) (toolOutput, bool) {
 
 // appendToolResult appends o's CallToolResult to dst, byte for byte as
 // json.Marshal encodes it, and returns with it the part of it the tape
-// keeps: the result up to the end of its content array.
-func appendToolResult(dst []byte, o toolOutput) (out, content []byte) {
-	const head, tail = `{"content":[{"type":"text","text":`, `}]`
+// keeps: the result's content array. meta, when not nil, is the result's
+// _meta already encoded, and complete adds the resultType the 2026
+// protocol's results carry.
+func appendToolResult(dst []byte, o toolOutput, meta []byte, complete bool) (out, content []byte) {
+	const head, tail = `"content":[{"type":"text","text":`, `}]`
+	dst = append(dst, '{')
+	if meta != nil {
+		dst = append(append(append(dst, `"_meta":`...), meta...), ',')
+	}
 	start := len(dst)
 	dst = append(dst, head...)
 	if o.marshalled && utf8.Valid(o.text) {
@@ -71,16 +77,21 @@ func appendToolResult(dst []byte, o toolOutput) (out, content []byte) {
 	if o.isError {
 		dst = append(dst, `,"isError":true`...)
 	}
+	if complete {
+		dst = append(dst, `,"resultType":"complete"`...)
+	}
 	dst = append(dst, '}')
 	return dst, dst[start:end]
 }
 
 // tapedResult is the tape's response body of a call whose result's
 // content is content (appendToolResult): {"result": …} without the
-// structuredContent that repeats the text.
+// structuredContent that repeats the text. (The SDK's path tapes a 2026
+// result before the SDK adds its _meta and resultType, so the tape has
+// neither, whichever path answered.)
 func tapedResult(content []byte, isError bool) []byte {
-	taped := make([]byte, 0, len(`{"result":`)+len(content)+len(`,"isError":true}}`))
-	taped = append(append(taped, `{"result":`...), content...)
+	taped := make([]byte, 0, len(`{"result":{`)+len(content)+len(`,"isError":true}}`))
+	taped = append(append(taped, `{"result":{`...), content...)
 	if isError {
 		taped = append(taped, `,"isError":true`...)
 	}

@@ -49,7 +49,7 @@ func TestEncodeToolResultIsMarshal(t *testing.T) {
 		wantTaped, _ := json.Marshal(map[string]any{"result": &cp})
 
 		// From the output, after a prefix, as the fast path builds it.
-		got, content := appendToolResult(bytes.Clone(prefix), o)
+		got, content := appendToolResult(bytes.Clone(prefix), o, nil, false)
 		if !bytes.HasPrefix(got, prefix) || !bytes.Equal(got[len(prefix):], want) {
 			t.Fatalf("appended:\n got %s\nwant %s%s", got, prefix, want)
 		}
@@ -167,7 +167,7 @@ func TestEncodeToolResultQuotesLikeMarshal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := appendToolResult(nil, o); !bytes.Equal(got, want) {
+			if got, _ := appendToolResult(nil, o, nil, false); !bytes.Equal(got, want) {
 				t.Fatalf("%q:\n got %s\nwant %s", text, got, want)
 			}
 			if got, _, ok := encodeToolResult(res); !ok || !bytes.Equal(got, want) {

@@ -17,17 +17,20 @@ import (
 
 // fastPath answers the one request agents send over and over — a single
 // tools/call of a known tool, under a protocol version whose result shape
-// is settled — without the SDK's per-request session setup, whose JSON
-// decoding allocates a 32 KiB buffer for every message it reads. Anything
-// else (initialize, tools/list, batches, notifications, unknown tools, the
-// 2026 protocol, malformed JSON) goes to the SDK's handler unchanged, and a
-// test pins that both paths answer a call identically.
+// is settled (2025-03-26 to 2026-07-28) — without the SDK's per-request
+// session setup, whose JSON decoding allocates a 32 KiB buffer for every
+// message it reads. Anything else (initialize, tools/list, batches,
+// notifications, unknown tools, older versions, a call the SDK would
+// refuse, malformed JSON) goes to the SDK's handler unchanged, and a test
+// pins that both paths answer a call identically, byte for byte.
 type fastPath struct {
 	m       *session.Manager
 	tw      *twins.Twin
 	errBody ErrorBody
 	maxBody int64
 	sdk     http.Handler
+	// serverInfo is the _meta of a 2026 result, encoded.
+	serverInfo []byte
 }
 
 // FastPath can be turned off to send every request through the SDK; tests
@@ -36,7 +39,13 @@ var FastPath = true
 
 // fastVersions are the protocol versions whose tools/call exchange the
 // fast path reproduces exactly.
-var fastVersions = map[string]bool{"2025-11-25": true, "2025-06-18": true, "2025-03-26": true}
+var fastVersions = map[string]bool{version2026: true, "2025-11-25": true, "2025-06-18": true, "2025-03-26": true}
+
+// version2026 is the stateless protocol (SEP-2575): each call carries the
+// client's version and capabilities in params._meta and names its method
+// and tool in headers, and each result carries the server's identity in
+// its own _meta and a resultType. Go SDK clients speak it by default.
+const version2026 = "2026-07-28"
 
 // rpcRequest is decoded in one pass with its params; a request whose params
 // are not an object of that shape fails to decode and goes to the SDK.
@@ -48,8 +57,86 @@ type rpcRequest struct {
 }
 
 type rpcCallParams struct {
+	Meta      json.RawMessage `json:"_meta"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// A retry of a call that asked the client for input; the fast path
+	// never asks, so such a call is the SDK's to refuse.
+	InputResponses json.RawMessage `json:"inputResponses"`
+	RequestState   json.RawMessage `json:"requestState"`
+}
+
+// Keys of a call's _meta (SEP-2575).
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// clientCapabilities is how the SDK reads a 2026 call's capabilities: a
+// value that does not decode as this is refused, by the SDK.
+type clientCapabilities struct {
+	mcp.ClientCapabilities
+	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+}
+
+// fastAnswers reports whether the fast path answers call req, which
+// fastCall decoded from r's body, exactly as the SDK would. It takes only
+// calls the SDK accepts; whatever the SDK would refuse, or answer in a way
+// of its own, goes to the SDK. meta is the call's _meta, decoded as the
+// SDK decodes it (nil when it has none); the tape keeps it.
+func fastAnswers(r *http.Request, req rpcRequest) (meta mcp.Meta, ok bool) {
+	if !fastRequest(r) || !null(req.Params.InputResponses) || !null(req.Params.RequestState) {
+		return nil, false
+	}
+	if !null(req.Params.Meta) {
+		if json.Unmarshal(req.Params.Meta, &meta) != nil || meta == nil {
+			return nil, false
+		}
+	}
+	_, versioned := meta[metaProtocolVersion]
+	if r.Header.Get("Mcp-Protocol-Version") != version2026 {
+		// A _meta that names a version asks for the 2026 checks.
+		if versioned {
+			return nil, false
+		}
+		return meta, true
+	}
+	h := r.Header
+	if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != req.Params.Name {
+		return nil, false
+	}
+	if v, _ := meta[metaProtocolVersion].(string); v != version2026 {
+		return nil, false
+	}
+	var caps *clientCapabilities
+	if !metaDecodes(meta, metaClientCapabilities, &caps) || caps == nil {
+		return nil, false
+	}
+	if _, present := meta[metaClientInfo]; present {
+		var info *mcp.Implementation
+		if !metaDecodes(meta, metaClientInfo, &info) || info == nil {
+			return nil, false
+		}
+	}
+	return meta, true
+}
+
+// metaDecodes reports whether meta's value at key decodes into v, as the
+// SDK reads it: encoded again and decoded.
+func metaDecodes(meta mcp.Meta, key string, v any) bool {
+	raw, ok := meta[key]
+	if !ok || raw == nil {
+		return false
+	}
+	b, err := json.Marshal(raw)
+	return err == nil && json.Unmarshal(b, v) == nil
+}
+
+// null reports whether a raw field was absent or JSON null.
+func null(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
 }
 
 // fastRequest reports whether the request's transport is one the fast
@@ -94,14 +181,15 @@ func ToolCall(tw *twins.Twin, r *http.Request, body []byte) (read, write bool) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
 		return false, false
 	}
-	_, a, ok := fastCall(tw, body)
+	req, a, ok := fastCall(tw, body)
 	if !ok {
 		return false, false
 	}
 	if a.Spec().Effect == twins.Read {
 		return true, false
 	}
-	return false, fastRequest(r)
+	_, fast := fastAnswers(r, req)
+	return false, fast
 }
 
 func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -117,6 +205,10 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req, a, ok := fastCall(f.tw, body)
 	params := req.Params
+	var meta mcp.Meta
+	if ok {
+		meta, ok = fastAnswers(r, req)
+	}
 	if !ok {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		f.sdk.ServeHTTP(w, r)
@@ -139,14 +231,20 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	escapes := bytes.Count(o.text, []byte{'"'}) + bytes.Count(o.text, []byte{'\\'})
 	out := make([]byte, 0, len(head)+len(id)+2*len(o.text)+escapes+128)
 	out = append(append(append(out, head...), id...), `,"result":`...)
-	out, content := appendToolResult(out, o)
+	var serverInfo []byte
+	v2026 := r.Header.Get("Mcp-Protocol-Version") == version2026
+	if v2026 {
+		serverInfo = f.serverInfo
+	}
+	out, content := appendToolResult(out, o, serverInfo, v2026)
 	out = append(out, '}')
 	if p == nil {
 		writeResult(w, out)
 		return
 	}
-	var taped any = &mcp.CallToolParamsRaw{Name: params.Name, Arguments: params.Arguments}
-	if req, ok := encodeCallRequest(params.Name, params.Arguments); ok {
+	// The tape keeps the call as the SDK decoded it, _meta included.
+	var taped any = &mcp.CallToolParamsRaw{Meta: meta, Name: params.Name, Arguments: params.Arguments}
+	if req, ok := encodeCallRequest(params.Name, params.Arguments); ok && meta == nil {
 		taped = req
 	}
 	took := time.Since(start)
@@ -166,12 +264,16 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// cacheControl is what the SDK's answers say.
+var cacheControl = []string{"no-cache, no-transform"}
+
 // writeResult sends the answer with its length: flushed before the handler
 // returns (to tape after it), an answer without one would go out chunked,
 // and its end in a second write.
 func writeResult(w http.ResponseWriter, out []byte) {
 	out = append(out, '\n')
 	h := w.Header()
+	h["Cache-Control"] = cacheControl
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(http.StatusOK)

@@ -35,13 +35,22 @@ func New(m *session.Manager, tw *twins.Twin, errBody ErrorBody, maxBody int64) h
 		// be reached through any public host name.
 		DisableLocalhostProtection: true,
 	})
-	return &fastPath{m: m, tw: tw, errBody: errBody, maxBody: maxBody, sdk: sdk}
+	serverInfo, err := json.Marshal(mcp.Meta{metaServerInfo: implementation(tw)})
+	if err != nil {
+		panic(err)
+	}
+	return &fastPath{m: m, tw: tw, errBody: errBody, maxBody: maxBody, sdk: sdk, serverInfo: serverInfo}
+}
+
+// implementation is how a twin's MCP server names itself.
+func implementation(tw *twins.Twin) *mcp.Implementation {
+	return &mcp.Implementation{Name: "pome-" + tw.Name, Title: "Pome " + tw.Title + " twin", Version: Version}
 }
 
 // Server builds the MCP server of a twin: one tool per action, plus the
 // middleware that tapes every request.
 func Server(m *session.Manager, tw *twins.Twin, errBody ErrorBody) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "pome-" + tw.Name, Title: "Pome " + tw.Title + " twin", Version: Version}, &mcp.ServerOptions{
+	srv := mcp.NewServer(implementation(tw), &mcp.ServerOptions{
 		Instructions: "A Pome digital twin of " + tw.Title + ". Tools behave like the vendor's own MCP server, against this sandbox's state.",
 	})
 	for _, a := range tw.Actions {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -58,6 +59,66 @@ func TestToolCall(t *testing.T) {
 		}
 		if read, write := ToolCall(tw, r, []byte(c.body)); read != c.want || write != c.write {
 			t.Errorf("%s: ToolCall = read %v, write %v; want %v, %v", c.name, read, write, c.want, c.write)
+		}
+	}
+}
+
+// TestFastAnswers: the fast path takes a call only when the SDK would
+// accept it and answer it as the fast path does: under the 2026 protocol
+// with its headers and a _meta the SDK can read, and under older versions
+// with a _meta that does not ask for the 2026 checks. Everything else is
+// the SDK's, to answer or to refuse in its own words.
+func TestFastAnswers(t *testing.T) {
+	const caps = `"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}`
+	const info = `"io.modelcontextprotocol/clientInfo":{"name":"agent","version":"1"}`
+	const v26 = `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`
+	for _, c := range []struct {
+		name, version, method, tool, params string
+		want, meta                          bool
+	}{
+		{"2025, no _meta", "2025-11-25", "", "", `"name":"make_thing"`, true, false},
+		{"2025, progress token", "2025-11-25", "", "", `"name":"make_thing","_meta":{"progressToken":12}`, true, true},
+		{"2025, null _meta", "2025-06-18", "", "", `"name":"make_thing","_meta":null`, true, false},
+		{"2025, _meta not an object", "2025-11-25", "", "", `"name":"make_thing","_meta":5`, false, false},
+		{"2025, _meta naming a version", "2025-11-25", "", "", `"name":"make_thing","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}`, false, false},
+		{"2025, a retry with input", "2025-11-25", "", "", `"name":"make_thing","inputResponses":{"a":{}}`, false, false},
+		{"2025, a retry with state", "2025-11-25", "", "", `"name":"make_thing","requestState":"s"`, false, false},
+		{"2024 (the SDK's)", "2024-11-05", "", "", `"name":"make_thing"`, false, false},
+		{"2026", "2026-07-28", "tools/call", "make_thing", `"name":"make_thing","_meta":{` + v26 + `,` + caps + `,` + info + `}`, true, true},
+		{"2026 without clientInfo", "2026-07-28", "tools/call", "make_thing", `"name":"make_thing","_meta":{` + v26 + `,` + caps + `}`, true, true},
+		{"2026 without Mcp-Method", "2026-07-28", "", "make_thing", `"name":"make_thing","_meta":{` + v26 + `,` + caps + `}`, false, false},
+		{"2026, another Mcp-Method", "2026-07-28", "tools/list", "make_thing", `"name":"make_thing","_meta":{` + v26 + `,` + caps + `}`, false, false},
+		{"2026 without Mcp-Name", "2026-07-28", "tools/call", "", `"name":"make_thing","_meta":{` + v26 + `,` + caps + `}`, false, false},
+		{"2026, another Mcp-Name", "2026-07-28", "tools/call", "get_thing", `"name":"make_thing","_meta":{` + v26 + `,` + caps + `}`, false, false},
+		{"2026 without _meta", "2026-07-28", "tools/call", "make_thing", `"name":"make_thing"`, false, false},
+		{"2026, _meta naming another version", "2026-07-28", "tools/call", "make_thing", `"name":"make_thing","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25",` + caps + `}`, false, false},
+		{"2026 without capabilities", "2026-07-28", "tools/call", "make_thing", `"name":"make_thing","_meta":{` + v26 + `}`, false, false},
+		{"2026, null capabilities", "2026-07-28", "tools/call", "make_thing", `"name":"make_thing","_meta":{` + v26 + `,"io.modelcontextprotocol/clientCapabilities":null}`, false, false},
+		{"2026, capabilities of the wrong shape", "2026-07-28", "tools/call", "make_thing", `"name":"make_thing","_meta":{` + v26 + `,"io.modelcontextprotocol/clientCapabilities":{"roots":5}}`, false, false},
+		{"2026, null clientInfo", "2026-07-28", "tools/call", "make_thing", `"name":"make_thing","_meta":{` + v26 + `,` + caps + `,"io.modelcontextprotocol/clientInfo":null}`, false, false},
+		{"2026, clientInfo of the wrong shape", "2026-07-28", "tools/call", "make_thing", `"name":"make_thing","_meta":{` + v26 + `,` + caps + `,"io.modelcontextprotocol/clientInfo":"agent"}`, false, false},
+	} {
+		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + c.params + `}}`
+		r := httptest.NewRequest("POST", "/t/s/ses_x/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Mcp-Protocol-Version", c.version)
+		if c.method != "" {
+			r.Header.Set("Mcp-Method", c.method)
+		}
+		if c.tool != "" {
+			r.Header.Set("Mcp-Name", c.tool)
+		}
+		var req rpcRequest
+		if err := json.Unmarshal([]byte(body), &req); err != nil {
+			if c.want {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		meta, ok := fastAnswers(r, req)
+		if ok != c.want || (meta != nil) != c.meta {
+			t.Errorf("%s: fastAnswers = %v, %v; want %v (with _meta %v)", c.name, meta, ok, c.want, c.meta)
 		}
 	}
 }

@@ -503,19 +503,37 @@ func TestRootPaths(t *testing.T) {
 // and through the SDK and requires the same answer, the same state change
 // and the same tape row.
 func TestMCPFastPathMatchesSDK(t *testing.T) {
-	post := func(env *resttest.Env, version, body string) (int, string) {
+	post := func(env *resttest.Env, version, body string) (int, http.Header, string) {
 		hdr := map[string]string{"Authorization": "Bearer " + env.AgentToken, "Content-Type": "application/json",
 			"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": version}
-		st, _, b := do(t, "POST", env.MCPURL, hdr, body)
-		return st, string(b)
+		if version == "2026-07-28" {
+			// The 2026 protocol names the method and the tool in headers.
+			var req struct {
+				Method string
+				Params struct{ Name string }
+			}
+			if err := json.Unmarshal([]byte(body), &req); err == nil {
+				hdr["Mcp-Method"], hdr["Mcp-Name"] = req.Method, req.Params.Name
+			}
+		}
+		st, h, b := do(t, "POST", env.MCPURL, hdr, body)
+		return st, h, string(b)
 	}
-	calls := []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"text":"fast","tags":["a"]}}}`,
-		`{"jsonrpc":"2.0","id":"x2","method":"tools/call","params":{"name":"get_note","arguments":{"id":1}}}`,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_note","arguments":{"id":99}}}`,
-		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"create_note","arguments":{"text":7}}}`,
-		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add_tag","arguments":{"tag":"t"}}}`,
-		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"add_tag","arguments":{"tag":"t"}}}`,
+	const meta2026 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"agent","version":"1.0"}}`
+	type call struct{ version, body string }
+	calls := []call{
+		{"2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"text":"fast","tags":["a"]}}}`},
+		{"2025-11-25", `{"jsonrpc":"2.0","id":"x2","method":"tools/call","params":{"name":"get_note","arguments":{"id":1}}}`},
+		{"2025-11-25", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_note","arguments":{"id":99}}}`},
+		{"2025-11-25", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"create_note","arguments":{"text":7}}}`},
+		{"2025-11-25", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add_tag","arguments":{"tag":"t"}}}`},
+		{"2025-11-25", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"add_tag","arguments":{"tag":"t"}}}`},
+		{"2025-06-18", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p7"},"name":"get_note","arguments":{"id":1}}}`},
+		// The protocol Go SDK clients speak by default.
+		{"2026-07-28", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{` + meta2026 + `,"name":"create_note","arguments":{"text":"new"}}}`},
+		{"2026-07-28", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{` + meta2026 + `,"name":"get_note","arguments":{"id":2}}}`},
+		{"2026-07-28", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{` + meta2026 + `,"name":"get_note","arguments":{"id":99}}}`},
+		{"2026-07-28", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{` + meta2026 + `,"name":"create_note","arguments":{"text":7}}}`},
 	}
 	type outcome struct {
 		answers []string
@@ -528,13 +546,12 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 		env := resttest.Start(t, notesTwin(false), "")
 		var o outcome
 		for _, c := range calls {
-			st, b := post(env, "2025-11-25", c)
-			var m map[string]any
-			if err := json.Unmarshal([]byte(strings.TrimSpace(b)), &m); err != nil || st != 200 {
-				t.Fatalf("fast=%v %s: %d %s", fast, c, st, b)
+			st, h, b := post(env, c.version, c.body)
+			if st != 200 || !json.Valid([]byte(b)) {
+				t.Fatalf("fast=%v %s: %d %s", fast, c.body, st, b)
 			}
-			norm, _ := json.Marshal(m)
-			o.answers = append(o.answers, string(norm))
+			// Byte for byte, with the headers a client may read.
+			o.answers = append(o.answers, fmt.Sprintf("%d %s | %s | %s", st, h.Get("Content-Type"), h.Get("Cache-Control"), strings.TrimSpace(b)))
 		}
 		o.state = string(env.State(t))
 		for _, r := range env.Tape(t) {
@@ -548,25 +565,28 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 			t.Errorf("call %d:\nfast %s\n sdk %s", i, fast.answers[i], sdk.answers[i])
 		}
 	}
+	if !strings.Contains(fast.answers[8], `"resultType":"complete"`) || !strings.Contains(fast.answers[8], `"io.modelcontextprotocol/serverInfo"`) {
+		t.Errorf("a 2026 answer without the protocol's fields: %s", fast.answers[8])
+	}
 	if fast.state != sdk.state {
 		t.Errorf("state differs:\n%s\n%s", fast.state, sdk.state)
 	}
 	if strings.Join(fast.rows, "\n") != strings.Join(sdk.rows, "\n") {
 		t.Errorf("tape differs:\nfast %s\n sdk %s", strings.Join(fast.rows, "\n"), strings.Join(sdk.rows, "\n"))
 	}
-	// What the fast path does not take still works: initialize, the 2026
-	// protocol, unknown tools, bad JSON.
+	// What the fast path does not take still works: initialize, unknown
+	// tools, bad JSON.
 	env := resttest.Start(t, notesTwin(false), "")
 	for _, c := range []struct{ version, body string }{
 		{"2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`},
 		{"2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope","arguments":{}}}`},
 		{"2025-11-25", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`},
 	} {
-		if st, b := post(env, c.version, c.body); st != 200 || !strings.Contains(b, `"jsonrpc":"2.0"`) {
+		if st, _, b := post(env, c.version, c.body); st != 200 || !strings.Contains(b, `"jsonrpc":"2.0"`) {
 			t.Errorf("%s: %d %s", c.body, st, b)
 		}
 	}
-	if st, _ := post(env, "2025-11-25", `{"jsonrpc":`); st < 400 || st >= 500 {
+	if st, _, _ := post(env, "2025-11-25", `{"jsonrpc":`); st < 400 || st >= 500 {
 		t.Errorf("bad JSON: %d", st)
 	}
 }
