@@ -67,8 +67,13 @@ func TestToolCall(t *testing.T) {
 // accept it and answer it as the fast path does: under the 2026 protocol
 // with its headers and a _meta the SDK can read, and under older versions
 // with a _meta that does not ask for the 2026 checks. Everything else is
-// the SDK's, to answer or to refuse in its own words.
+// the SDK's, to answer or to refuse in its own words. A write the fast
+// path answers is one the data plane holds (ToolCall).
 func TestFastAnswers(t *testing.T) {
+	run := func(ctx context.Context, w *struct{}, i struct{}) (struct{}, error) { return struct{}{}, nil }
+	tw := (&twins.Twin{Name: "t", Actions: []twins.Action{
+		twins.New(twins.Spec{Name: "make_thing", Effect: twins.Write}, run),
+	}}).Finish()
 	const caps = `"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}`
 	const info = `"io.modelcontextprotocol/clientInfo":{"name":"agent","version":"1"}`
 	const v26 = `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`
@@ -119,6 +124,9 @@ func TestFastAnswers(t *testing.T) {
 		meta, ok := fastAnswers(r, req)
 		if ok != c.want || (meta != nil) != c.meta {
 			t.Errorf("%s: fastAnswers = %v, %v; want %v (with _meta %v)", c.name, meta, ok, c.want, c.meta)
+		}
+		if _, write := ToolCall(tw, r, []byte(body)); write != c.want {
+			t.Errorf("%s: ToolCall says write %v, want %v", c.name, write, c.want)
 		}
 	}
 }
