@@ -104,10 +104,14 @@ func BenchmarkPostMessageInProcess(b *testing.B) {
 }
 
 // BenchmarkMCPToolsCallInProcess is a stateless MCP tools/call of
-// issue_read.
+// issue_read, under each protocol version the bench speaks.
 func BenchmarkMCPToolsCallInProcess(b *testing.B) {
 	sbs, client := dataPlane(b)
-	runScenario(b, client, load.MCPToolsCallScenario(sbs, benchSandboxes))
+	for _, v := range load.MCPVersions {
+		b.Run(v, func(b *testing.B) {
+			runScenario(b, client, load.MCPToolsCallScenario(sbs, benchSandboxes, v))
+		})
+	}
 }
 
 // BenchmarkCreateSandbox creates sandboxes with the default worlds of the

@@ -59,6 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&cfg.MaxRequests, "max-requests", 5_000_000, "at most this many requests per scenario")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "pid of the server on this machine, to report its RSS growth")
 	fs.IntVar(&cfg.StorePID, "store-pid", 0, "pid of the server's store on this machine (redis-server), to report its CPU per request")
+	fs.StringVar(&cfg.MCPVersion, "mcp-version", load.MCPProtocolVersion, "MCP-Protocol-Version of the MCP scenario: "+strings.Join(load.MCPVersions, " or "))
 	fs.BoolVar(&cfg.ServerHeap, "server-heap", false, "read the server's live heap around every step from /debug/pprof/heap (server run with --pprof)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fs.BoolVar(&quiet, "q", false, "no progress lines on stderr")

@@ -81,6 +81,28 @@ func TestRunAgainstServer(t *testing.T) {
 	}
 }
 
+// TestMCPScenario2026: the MCP scenario speaks the 2026 protocol when asked,
+// as Go SDK clients do, and the server answers every call.
+func TestMCPScenario2026(t *testing.T) {
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{
+		"--server", url, "--api-key", key, "-c", "2", "-d", "100ms", "--warmup", "0", "-q", "--json",
+		"--sandboxes", "2", "--twins", "github", "--scenarios", "mcp_tools_call", "--baseline=false",
+		"--mcp-version", "2026-07-28",
+	}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut.String())
+	}
+	var rep load.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if rep.MCPVersion != "2026-07-28" || len(rep.Scenarios) != 1 || rep.Scenarios[0].Requests == 0 || rep.Scenarios[0].Errors != 0 {
+		t.Fatalf("%s", out.String())
+	}
+}
+
 // TestScenarioWithoutTwinIsSkipped: a sandbox without Slack cannot post to
 // it, and the report says so rather than counting errors.
 func TestScenarioWithoutTwinIsSkipped(t *testing.T) {
@@ -105,6 +127,7 @@ func TestBadFlags(t *testing.T) {
 		{"--server", "ftp://x", "--api-key", "k"},
 		{"--server", "http://127.0.0.1:1", "--api-key", "k", "-c", "0"},
 		{"--server", "http://127.0.0.1:1", "--api-key", "k", "--scenarios", "nope"},
+		{"--server", "http://127.0.0.1:1", "--api-key", "k", "--mcp-version", "2024-11-05"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(context.Background(), args, &out, &errOut); code == 0 {

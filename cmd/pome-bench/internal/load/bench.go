@@ -47,6 +47,9 @@ type Config struct {
 	// (redis-server) on this machine: its CPU per request is reported too,
 	// since it shares the cores with the server and the client.
 	StorePID int
+	// MCPVersion is the MCP-Protocol-Version of the MCP scenario's calls,
+	// one of MCPVersions ("": MCPProtocolVersion).
+	MCPVersion string
 	// ServerHeap reads the server's live heap around every step from its
 	// /debug/pprof/heap (the server must run with --pprof). Each reading
 	// forces a GC on the server, between timed runs only.
@@ -73,8 +76,10 @@ type Report struct {
 	// over (0 when none ran).
 	Sandboxes int      `json:"sandboxes"`
 	Twins     []string `json:"twins"`
-	Machine   Machine  `json:"machine"`
-	Baseline  *Result  `json:"baseline,omitempty"`
+	// MCPVersion is the protocol version of the MCP scenario's calls.
+	MCPVersion string  `json:"mcp_protocol_version"`
+	Machine    Machine `json:"machine"`
+	Baseline   *Result `json:"baseline,omitempty"`
 	// BaselineEnd is the baseline measured again after the last scenario.
 	BaselineEnd *Result   `json:"baseline_end,omitempty"`
 	Scenarios   []Result  `json:"scenarios"`
@@ -91,6 +96,13 @@ func (c *Config) logf(format string, args ...any) {
 	if c.Log != nil {
 		fmt.Fprintf(c.Log, format+"\n", args...)
 	}
+}
+
+func (c *Config) mcpVersion() string {
+	if c.MCPVersion == "" {
+		return MCPProtocolVersion
+	}
+	return c.MCPVersion
 }
 
 func (c *Config) wants(name string) bool {
@@ -114,6 +126,8 @@ func (c *Config) Validate() error {
 		return errors.New("max requests must be at least 1")
 	case len(c.Twins) == 0:
 		return errors.New("at least one twin")
+	case c.MCPVersion != "" && !slices.Contains(MCPVersions, c.MCPVersion):
+		return fmt.Errorf("unknown MCP protocol version %q (have %s)", c.MCPVersion, strings.Join(MCPVersions, ", "))
 	}
 	for _, s := range c.Scenarios {
 		if !slices.Contains(AllScenarios, s) {
@@ -144,7 +158,7 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep := &Report{
 		Server: pome.Server.String(), Concurrency: cfg.Concurrency, DurationSeconds: cfg.Duration.Seconds(),
-		Twins: cfg.Twins, Machine: ThisMachine(), Started: time.Now().UTC(),
+		Twins: cfg.Twins, MCPVersion: cfg.mcpVersion(), Machine: ThisMachine(), Started: time.Now().UTC(),
 	}
 	opt := Options{Client: client, Concurrency: cfg.Concurrency, Duration: cfg.Duration, MaxRequests: cfg.MaxRequests}
 	probe := &memProbe{pid: cfg.ServerPID, client: client, logf: cfg.logf}
@@ -283,7 +297,7 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 			case NamePostMessage:
 				sc = PostMessageScenario(sbs, cfg.Concurrency)
 			case NameMCPToolsCall:
-				sc = MCPToolsCallScenario(sbs, cfg.Concurrency)
+				sc = MCPToolsCallScenario(sbs, cfg.Concurrency, cfg.mcpVersion())
 			}
 			rep.Scenarios = append(rep.Scenarios, measure(sc, opt, cfg.Warmup))
 		}

@@ -262,10 +262,19 @@ const (
 // AllScenarios is every scenario in the order they run.
 var AllScenarios = []string{NameBaseline, NameHealthz, NameCreate, NameGetIssue, NamePostComment, NamePostMessage, NameMCPToolsCall}
 
-// MCPProtocolVersion is the MCP-Protocol-Version header sent with tools/call:
-// the newest revision that released clients speak. Pome's MCP endpoint is
-// stateless, so a tools/call needs no initialize before it.
+// MCPProtocolVersion is the MCP-Protocol-Version header sent with tools/call
+// by default, the one the figures in docs/PERFORMANCE.md were measured
+// with. Pome's MCP endpoint is stateless, so a tools/call needs no
+// initialize before it.
 const MCPProtocolVersion = "2025-11-25"
+
+// MCPVersion2026 is the stateless protocol Go SDK clients speak by default:
+// each call also names its method and tool in headers and carries the
+// client's version and capabilities in params._meta.
+const MCPVersion2026 = "2026-07-28"
+
+// MCPVersions are the versions the MCP scenario can speak.
+var MCPVersions = []string{MCPProtocolVersion, MCPVersion2026}
 
 // HealthzScenario is GET /healthz on the Pome server: a handler that does
 // almost nothing, so its cost is the server's floor (net/http, the router,
@@ -281,8 +290,12 @@ func (p *Pome) HealthzScenario() Scenario {
 	}
 }
 
-// mcpIssueRead is the JSON-RPC body of the MCP scenario.
-var mcpIssueRead = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"issue_read","arguments":{"owner":"acme","repo":"api","issue_number":1,"method":"get"}}}`)
+// mcpIssueRead is the JSON-RPC body of the MCP scenario; mcpIssueRead2026
+// that of the 2026 protocol.
+var (
+	mcpIssueRead     = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"issue_read","arguments":{"owner":"acme","repo":"api","issue_number":1,"method":"get"}}}`)
+	mcpIssueRead2026 = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"pome-bench","version":"1"}},"name":"issue_read","arguments":{"owner":"acme","repo":"api","issue_number":1,"method":"get"}}}`)
+)
 
 // dataScenario spreads requests over the sandboxes: worker w's k-th request
 // goes to sandbox (w + k*concurrency) mod len(sbs), so every sandbox gets
@@ -350,17 +363,24 @@ func PostMessageScenario(sbs []*Sandbox, concurrency int) Scenario {
 		})
 }
 
-// MCPToolsCallScenario calls issue_read over MCP. A tool error is a 200
-// with isError, so the body is checked too.
-func MCPToolsCallScenario(sbs []*Sandbox, concurrency int) Scenario {
+// MCPToolsCallScenario calls issue_read over MCP under protocol version
+// (one of MCPVersions). A tool error is a 200 with isError, so the body is
+// checked too.
+func MCPToolsCallScenario(sbs []*Sandbox, concurrency int, version string) Scenario {
 	h := http.Header{
 		"Content-Type": {"application/json"},
 		"Accept":       {"application/json, text/event-stream"},
 	}
-	h.Set("MCP-Protocol-Version", MCPProtocolVersion)
+	h.Set("MCP-Protocol-Version", version)
+	body := mcpIssueRead
+	if version == MCPVersion2026 {
+		h.Set("Mcp-Method", "tools/call")
+		h.Set("Mcp-Name", "issue_read")
+		body = mcpIssueRead2026
+	}
 	return dataScenario(NameMCPToolsCall, sbs, concurrency, http.MethodPost,
 		func(sb *Sandbox) string { return sb.MCP["github"] },
-		mcpIssueRead, h, CheckMCPResult)
+		body, h, CheckMCPResult)
 }
 
 // CheckMCPResult accepts a 200 JSON-RPC answer with a result that is not a

@@ -40,6 +40,9 @@ var cpuColumns = []cpuColumn{
 func WriteTable(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "server %s  clients %d  %gs per scenario  twins %s\n",
 		r.Server, r.Concurrency, r.DurationSeconds, strings.Join(r.Twins, ", "))
+	if r.MCPVersion != "" && slices.ContainsFunc(r.Scenarios, func(s Result) bool { return s.Name == NameMCPToolsCall }) {
+		fmt.Fprintf(w, "MCP protocol version %s\n", r.MCPVersion)
+	}
 	if r.Sandboxes > 0 {
 		fmt.Fprintf(w, "data plane spread over %d sandboxes, created in %.2fs (%.0f/s)\n", r.Sandboxes, r.PoolSeconds, float64(r.Sandboxes)/r.PoolSeconds)
 	}
