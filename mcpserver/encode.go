@@ -104,9 +104,10 @@ type tapedRequest json.RawMessage
 // encodeCallRequest builds the tape's request body of a tools/call,
 // exactly as json.Marshal of {"jsonrpc", "method", "params"} with
 // mcp.CallToolParamsRaw params gives it, without the reflection and the
-// map. ok is false when the arguments hold what json.Marshal would escape
-// (<, >, &, U+2028, U+2029); callers then marshal.
-func encodeCallRequest(name string, args json.RawMessage) (tapedRequest, bool) {
+// map. meta is the params' _meta already encoded (nil when none). ok is
+// false when the arguments hold what json.Marshal would escape (<, >, &,
+// U+2028, U+2029); callers then marshal.
+func encodeCallRequest(meta json.RawMessage, name string, args json.RawMessage) (tapedRequest, bool) {
 	if bytes.ContainsAny(args, "<>&\u2028\u2029") {
 		return nil, false
 	}
@@ -114,9 +115,15 @@ func encodeCallRequest(name string, args json.RawMessage) (tapedRequest, bool) {
 	if err != nil {
 		return nil, false
 	}
-	const head = `{"jsonrpc":"2.0","method":"tools/call","params":{"name":`
-	buf := bytes.NewBuffer(make([]byte, 0, len(head)+len(quoted)+len(`,"arguments":`)+len(args)+2))
+	const head = `{"jsonrpc":"2.0","method":"tools/call","params":{`
+	buf := bytes.NewBuffer(make([]byte, 0, len(head)+len(`"_meta":,`)+len(meta)+len(`"name":`)+len(quoted)+len(`,"arguments":`)+len(args)+2))
 	buf.WriteString(head)
+	if meta != nil {
+		buf.WriteString(`"_meta":`)
+		buf.Write(meta)
+		buf.WriteByte(',')
+	}
+	buf.WriteString(`"name":`)
 	buf.Write(quoted)
 	if len(args) > 0 {
 		buf.WriteString(`,"arguments":`)

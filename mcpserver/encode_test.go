@@ -87,31 +87,44 @@ func TestEncodeToolResultIsMarshal(t *testing.T) {
 }
 
 // TestEncodeCallRequestIsMarshal: the tape's request body of a call, built
-// by hand, is byte for byte what marshalling the request gives.
+// by hand, is byte for byte what marshalling the request gives, _meta
+// included.
 func TestEncodeCallRequestIsMarshal(t *testing.T) {
 	for _, c := range []struct {
-		name, args string
-		handBuilt  bool
+		name, args, meta string
+		handBuilt        bool
 	}{
-		{"issue_read", `{"method":"get","owner":"acme","repo":"api","issue_number":1}`, true},
-		{"issue_read", "{ \"owner\" : \"acme\",\n\t\"n\": [1, 2.5e3, null, true] }", true},
-		{"slack_post_message", `{"text":"😀 caf\u00e9 \"quoted\" \\ back"}`, true},
-		{"weird \"name\"", `{}`, true},
-		{"x", `null`, true},
-		{"x", ``, true},
-		{"x", `{"html":"<b>"}`, false},
-		{"x", `{"amp":"a & b"}`, false},
-		{"x", "{\"sep\":\"\u2028\"}", false},
-		{"x", `{"broken":`, false},
+		{"issue_read", `{"owner":"acme"}`, `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"io.modelcontextprotocol/clientInfo":{"version":"1","name":"a<b>"}}`, true},
+		{"issue_read", `{"owner":"acme"}`, `{"progressToken":12345678901,"z":[1,"\u2028"],"a":{"y":null,"b":1.50}}`, true},
+		{"issue_read", `{"owner":"acme"}`, `{}`, true},
+		{"issue_read", `{"owner":"<acme>"}`, `{"progressToken":1}`, false},
+		{"issue_read", `{"method":"get","owner":"acme","repo":"api","issue_number":1}`, "", true},
+		{"issue_read", "{ \"owner\" : \"acme\",\n\t\"n\": [1, 2.5e3, null, true] }", "", true},
+		{"slack_post_message", `{"text":"😀 caf\u00e9 \"quoted\" \\ back"}`, "", true},
+		{"weird \"name\"", `{}`, "", true},
+		{"x", `null`, "", true},
+		{"x", ``, "", true},
+		{"x", `{"html":"<b>"}`, "", false},
+		{"x", `{"amp":"a & b"}`, "", false},
+		{"x", "{\"sep\":\"\u2028\"}", "", false},
+		{"x", `{"broken":`, "", false},
 	} {
-		got, ok := encodeCallRequest(c.name, json.RawMessage(c.args))
+		var meta json.RawMessage
+		params := &mcp.CallToolParamsRaw{Name: c.name, Arguments: json.RawMessage(c.args)}
+		if c.meta != "" {
+			// As the fast path reads a _meta, and as the SDK decodes it.
+			meta = readMeta(json.RawMessage(c.meta)).encoded
+			if err := json.Unmarshal([]byte(c.meta), &params.Meta); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, ok := encodeCallRequest(meta, c.name, json.RawMessage(c.args))
 		if ok != c.handBuilt {
 			t.Fatalf("%s %s: built by hand %v, want %v", c.name, c.args, ok, c.handBuilt)
 		}
 		if !ok {
 			continue
 		}
-		var params any = &mcp.CallToolParamsRaw{Name: c.name, Arguments: json.RawMessage(c.args)}
 		want, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "tools/call", "params": params})
 		if err != nil {
 			t.Fatal(err)

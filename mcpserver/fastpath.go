@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -84,43 +85,113 @@ type clientCapabilities struct {
 // fastAnswers reports whether the fast path answers call req, which
 // fastCall decoded from r's body, exactly as the SDK would. It takes only
 // calls the SDK accepts; whatever the SDK would refuse, or answer in a way
-// of its own, goes to the SDK. meta is the call's _meta, decoded as the
-// SDK decodes it (nil when it has none); the tape keeps it.
-func fastAnswers(r *http.Request, req rpcRequest) (meta mcp.Meta, ok bool) {
+// of its own, goes to the SDK. meta is the call's _meta as the SDK's tape
+// row has it (nil when it has none).
+func fastAnswers(r *http.Request, req rpcRequest) (meta json.RawMessage, ok bool) {
 	if !fastRequest(r) || !null(req.Params.InputResponses) || !null(req.Params.RequestState) {
 		return nil, false
 	}
+	var mi *metaInfo
 	if !null(req.Params.Meta) {
-		if json.Unmarshal(req.Params.Meta, &meta) != nil || meta == nil {
+		if mi = readMeta(req.Params.Meta); !mi.object {
 			return nil, false
 		}
+		meta = mi.encoded
 	}
-	_, versioned := meta[metaProtocolVersion]
 	if r.Header.Get("Mcp-Protocol-Version") != version2026 {
 		// A _meta that names a version asks for the 2026 checks.
-		if versioned {
+		if mi != nil && mi.versioned {
 			return nil, false
 		}
 		return meta, true
 	}
 	h := r.Header
-	if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != req.Params.Name {
+	if mi == nil || !mi.accepts2026 || h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != req.Params.Name {
 		return nil, false
 	}
+	return meta, true
+}
+
+// metaInfo is what a call's _meta tells the fast path.
+type metaInfo struct {
+	// object: it decodes as a JSON object.
+	object bool
+	// versioned: it names a protocol version, which asks the SDK for the
+	// 2026 checks.
+	versioned bool
+	// accepts2026: it names 2026-07-28, with capabilities, and client info
+	// if any, that the SDK can read.
+	accepts2026 bool
+	// encoded is the object decoded and encoded again, as the SDK's tape
+	// row has it.
+	encoded json.RawMessage
+}
+
+// metaCache keeps what was learned of each _meta seen (clients send the
+// same one with every call), up to metaCacheMax values of up to
+// metaCacheValueMax bytes each.
+var metaCache struct {
+	sync.RWMutex
+	m map[string]*metaInfo
+}
+
+const (
+	metaCacheMax      = 1024
+	metaCacheValueMax = 2048
+)
+
+func readMeta(raw json.RawMessage) *metaInfo {
+	metaCache.RLock()
+	mi := metaCache.m[string(raw)]
+	metaCache.RUnlock()
+	if mi != nil {
+		return mi
+	}
+	mi = parseMeta(raw)
+	if len(raw) <= metaCacheValueMax {
+		metaCache.Lock()
+		if metaCache.m == nil {
+			metaCache.m = make(map[string]*metaInfo)
+		}
+		if len(metaCache.m) < metaCacheMax {
+			metaCache.m[string(raw)] = mi
+		}
+		metaCache.Unlock()
+	}
+	return mi
+}
+
+// parseMeta reads a _meta as the SDK does.
+func parseMeta(raw json.RawMessage) *metaInfo {
+	var meta mcp.Meta
+	if json.Unmarshal(raw, &meta) != nil || meta == nil {
+		return &metaInfo{}
+	}
+	mi := &metaInfo{object: true}
+	// An empty _meta is left out (omitempty), as the SDK's row leaves it.
+	if len(meta) > 0 {
+		encoded, err := json.Marshal(meta)
+		if err != nil {
+			return &metaInfo{}
+		}
+		mi.encoded = encoded
+	}
+	_, mi.versioned = meta[metaProtocolVersion]
 	if v, _ := meta[metaProtocolVersion].(string); v != version2026 {
-		return nil, false
+		return mi
 	}
 	var caps *clientCapabilities
 	if !metaDecodes(meta, metaClientCapabilities, &caps) || caps == nil {
-		return nil, false
+		return mi
 	}
 	if _, present := meta[metaClientInfo]; present {
 		var info *mcp.Implementation
 		if !metaDecodes(meta, metaClientInfo, &info) || info == nil {
-			return nil, false
+			return mi
 		}
 	}
-	return meta, true
+	mi.accepts2026 = true
+	return mi
 }
 
 // metaDecodes reports whether meta's value at key decodes into v, as the
@@ -205,7 +276,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req, a, ok := fastCall(f.tw, body)
 	params := req.Params
-	var meta mcp.Meta
+	var meta json.RawMessage
 	if ok {
 		meta, ok = fastAnswers(r, req)
 	}
@@ -243,9 +314,15 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The tape keeps the call as the SDK decoded it, _meta included.
-	var taped any = &mcp.CallToolParamsRaw{Meta: meta, Name: params.Name, Arguments: params.Arguments}
-	if req, ok := encodeCallRequest(params.Name, params.Arguments); ok && meta == nil {
+	var taped any
+	if req, ok := encodeCallRequest(meta, params.Name, params.Arguments); ok {
 		taped = req
+	} else {
+		p := &mcp.CallToolParamsRaw{Name: params.Name, Arguments: params.Arguments}
+		if meta != nil && json.Unmarshal(meta, &p.Meta) != nil {
+			p.Meta = nil
+		}
+		taped = p
 	}
 	took := time.Since(start)
 	// Where the store allows it the call takes its place on the tape now,

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -128,5 +129,33 @@ func TestFastAnswers(t *testing.T) {
 		if _, write := ToolCall(tw, r, []byte(body)); write != c.want {
 			t.Errorf("%s: ToolCall says write %v, want %v", c.name, write, c.want)
 		}
+	}
+}
+
+// TestMetaCacheBounded: what is learned of a _meta is kept for at most
+// metaCacheMax values, none over metaCacheValueMax bytes, and a value read
+// past the bound is read all the same.
+func TestMetaCacheBounded(t *testing.T) {
+	big := json.RawMessage(`{"pad":"` + strings.Repeat("x", metaCacheValueMax) + `"}`)
+	if mi := readMeta(big); !mi.object || mi.versioned {
+		t.Fatalf("big _meta read as %+v", mi)
+	}
+	metaCache.RLock()
+	_, kept := metaCache.m[string(big)]
+	metaCache.RUnlock()
+	if kept {
+		t.Fatal("a _meta over the size bound was kept")
+	}
+	for i := range metaCacheMax + 10 {
+		raw := json.RawMessage(fmt.Sprintf(`{"progressToken":%d}`, i))
+		if mi := readMeta(raw); !mi.object || string(mi.encoded) != string(raw) {
+			t.Fatalf("%s read as %+v", raw, mi)
+		}
+	}
+	metaCache.RLock()
+	n := len(metaCache.m)
+	metaCache.RUnlock()
+	if n > metaCacheMax {
+		t.Fatalf("%d values kept, bound %d", n, metaCacheMax)
 	}
 }
