@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -129,10 +131,11 @@ type metaInfo struct {
 
 // metaCache keeps what was learned of each _meta seen (clients send the
 // same one with every call), up to metaCacheMax values of up to
-// metaCacheValueMax bytes each.
+// metaCacheValueMax bytes each. Readers take no lock: the map is replaced,
+// never changed, and only a _meta not seen before takes the writers' lock.
 var metaCache struct {
-	sync.RWMutex
-	m map[string]*metaInfo
+	mu sync.Mutex
+	m  atomic.Pointer[map[string]*metaInfo]
 }
 
 const (
@@ -141,22 +144,26 @@ const (
 )
 
 func readMeta(raw json.RawMessage) *metaInfo {
-	metaCache.RLock()
-	mi := metaCache.m[string(raw)]
-	metaCache.RUnlock()
-	if mi != nil {
+	if m := metaCache.m.Load(); m != nil {
+		if mi := (*m)[string(raw)]; mi != nil {
+			return mi
+		}
+	}
+	mi := parseMeta(raw)
+	if len(raw) > metaCacheValueMax {
 		return mi
 	}
-	mi = parseMeta(raw)
-	if len(raw) <= metaCacheValueMax {
-		metaCache.Lock()
-		if metaCache.m == nil {
-			metaCache.m = make(map[string]*metaInfo)
-		}
-		if len(metaCache.m) < metaCacheMax {
-			metaCache.m[string(raw)] = mi
-		}
-		metaCache.Unlock()
+	metaCache.mu.Lock()
+	defer metaCache.mu.Unlock()
+	var old map[string]*metaInfo
+	if m := metaCache.m.Load(); m != nil {
+		old = *m
+	}
+	if len(old) < metaCacheMax {
+		next := make(map[string]*metaInfo, len(old)+1)
+		maps.Copy(next, old)
+		next[string(raw)] = mi
+		metaCache.m.Store(&next)
 	}
 	return mi
 }

@@ -140,10 +140,13 @@ func TestMetaCacheBounded(t *testing.T) {
 	if mi := readMeta(big); !mi.object || mi.versioned {
 		t.Fatalf("big _meta read as %+v", mi)
 	}
-	metaCache.RLock()
-	_, kept := metaCache.m[string(big)]
-	metaCache.RUnlock()
-	if kept {
+	cached := func() map[string]*metaInfo {
+		if m := metaCache.m.Load(); m != nil {
+			return *m
+		}
+		return nil
+	}
+	if _, kept := cached()[string(big)]; kept {
 		t.Fatal("a _meta over the size bound was kept")
 	}
 	for i := range metaCacheMax + 10 {
@@ -152,10 +155,7 @@ func TestMetaCacheBounded(t *testing.T) {
 			t.Fatalf("%s read as %+v", raw, mi)
 		}
 	}
-	metaCache.RLock()
-	n := len(metaCache.m)
-	metaCache.RUnlock()
-	if n > metaCacheMax {
+	if n := len(cached()); n > metaCacheMax || n == 0 {
 		t.Fatalf("%d values kept, bound %d", n, metaCacheMax)
 	}
 }
