@@ -301,19 +301,19 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "encode result", http.StatusInternalServerError)
 		return
 	}
-	// The same bytes as json.Marshal of the JSON-RPC response (a test pins
-	// it), built in one buffer without re-scanning the encoded result: room
-	// for the text twice (content and structuredContent), its escapes, and
-	// writeResult's newline.
-	const head = `{"jsonrpc":"2.0","id":`
-	escapes := bytes.Count(o.text, []byte{'"'}) + bytes.Count(o.text, []byte{'\\'})
-	out := make([]byte, 0, len(head)+len(id)+2*len(o.text)+escapes+128)
-	out = append(append(append(out, head...), id...), `,"result":`...)
 	var serverInfo []byte
 	v2026 := r.Header.Get("Mcp-Protocol-Version") == version2026
 	if v2026 {
 		serverInfo = f.serverInfo
 	}
+	// The same bytes as json.Marshal of the JSON-RPC response (a test pins
+	// it), built in one buffer without re-scanning the encoded result: room
+	// for the text twice (content and structuredContent), its escapes, the
+	// _meta, the fixed parts and writeResult's newline.
+	const head = `{"jsonrpc":"2.0","id":`
+	escapes := bytes.Count(o.text, []byte{'"'}) + bytes.Count(o.text, []byte{'\\'})
+	out := make([]byte, 0, len(head)+len(id)+2*len(o.text)+escapes+len(serverInfo)+256)
+	out = append(append(append(out, head...), id...), `,"result":`...)
 	out, content := appendToolResult(out, o, serverInfo, v2026)
 	out = append(out, '}')
 	if p == nil {
@@ -325,11 +325,11 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req, ok := encodeCallRequest(meta, params.Name, params.Arguments); ok {
 		taped = req
 	} else {
-		p := &mcp.CallToolParamsRaw{Name: params.Name, Arguments: params.Arguments}
-		if meta != nil && json.Unmarshal(meta, &p.Meta) != nil {
-			p.Meta = nil
+		raw := &mcp.CallToolParamsRaw{Name: params.Name, Arguments: params.Arguments}
+		if meta != nil && json.Unmarshal(meta, &raw.Meta) != nil {
+			raw.Meta = nil
 		}
-		taped = p
+		taped = raw
 	}
 	took := time.Since(start)
 	// Where the store allows it the call takes its place on the tape now,

@@ -534,6 +534,9 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 		{"2026-07-28", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{` + meta2026 + `,"name":"get_note","arguments":{"id":2}}}`},
 		{"2026-07-28", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{` + meta2026 + `,"name":"get_note","arguments":{"id":99}}}`},
 		{"2026-07-28", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{` + meta2026 + `,"name":"create_note","arguments":{"text":7}}}`},
+		// Arguments json.Marshal escapes: the row is marshalled, not built.
+		{"2026-07-28", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{` + meta2026 + `,"name":"create_note","arguments":{"text":"<b>bold</b> & more"}}}`},
+		{"2025-11-25", `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"_meta":{"progressToken":13},"name":"create_note","arguments":{"text":"<i>"}}}`},
 	}
 	type outcome struct {
 		answers []string
