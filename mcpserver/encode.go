@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// encodeToolResult encodes a result built by callTool (one text content,
+// encodeToolResult encodes a result built by runTool (one text content,
 // structuredContent nil or the same text as raw JSON) to exactly the bytes
 // json.Marshal gives, and also its tape form, {"result": …} without the
 // structuredContent that repeats the text. json.Marshal would call the
@@ -138,8 +138,9 @@ func encodeCallRequest(meta json.RawMessage, name string, args json.RawMessage) 
 // appendQuotedMarshalled appends json.Marshal(string(text)) for a text
 // json.Marshal produced: such a text is valid UTF-8 with every control
 // character, <, >, &, U+2028 and U+2029 already escaped, so of what
-// json.Marshal escapes in a string only '"' and '\\' remain. It runs in one pass, without encoding/json's
-// per-character table and UTF-8 decoding.
+// json.Marshal escapes in a string only '"' and '\\' remain. It runs in
+// one pass, without encoding/json's per-character table and UTF-8
+// decoding.
 func appendQuotedMarshalled(dst, text []byte) []byte {
 	dst = append(dst, '"')
 	last := 0

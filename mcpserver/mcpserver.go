@@ -85,7 +85,7 @@ func Tool(a twins.Action) *mcp.Tool {
 
 func handler(m *session.Manager, tw *twins.Twin, a twins.Action, errBody ErrorBody) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return callTool(ctx, m, tw, a, req.Params.Arguments, errBody), nil
+		return runTool(ctx, m, tw, a, req.Params.Arguments, errBody).result(), nil
 	}
 }
 
@@ -109,11 +109,6 @@ func (o toolOutput) result() *mcp.CallToolResult {
 		res.StructuredContent = json.RawMessage(o.text)
 	}
 	return res
-}
-
-// callTool runs one action for an MCP tools/call on the SDK's path.
-func callTool(ctx context.Context, m *session.Manager, tw *twins.Twin, a twins.Action, args json.RawMessage, errBody ErrorBody) *mcp.CallToolResult {
-	return runTool(ctx, m, tw, a, args, errBody).result()
 }
 
 // runTool runs one action for an MCP tools/call, whichever path received
