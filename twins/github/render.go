@@ -2,7 +2,6 @@ package github
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -275,9 +274,10 @@ func (v *view) milestone(r *Repo, m *Milestone) *APIMilestone {
 			}
 		}
 	}
-	u := fmt.Sprintf("%s/milestones/%d", v.repoURL(r), m.Number)
+	num := strconv.Itoa(m.Number)
+	u := v.repoURL(r) + "/milestones/" + num
 	return &APIMilestone{
-		URL: u, HTMLURL: fmt.Sprintf("%s/%s/milestone/%d", v.html, r.FullName(), m.Number), LabelsURL: u + "/labels",
+		URL: u, HTMLURL: v.html + "/" + r.FullName() + "/milestone/" + num, LabelsURL: u + "/labels",
 		ID: m.ID, NodeID: nodeID("MI", m.ID), Number: m.Number, State: m.State, Title: m.Title, Description: m.Description,
 		Creator: v.user(m.Creator), OpenIssues: open, ClosedIssues: closed,
 		CreatedAt: ts(m.CreatedAt), UpdatedAt: ts(m.UpdatedAt), ClosedAt: tsPtr(m.ClosedAt), DueOn: tsPtr(m.DueOn),
@@ -287,15 +287,18 @@ func (v *view) milestone(r *Repo, m *Milestone) *APIMilestone {
 func (v *view) reactions(u string) APIReactions { return APIReactions{URL: u + "/reactions"} }
 
 func (v *view) issue(r *Repo, is *Issue) APIIssue {
-	u := fmt.Sprintf("%s/issues/%d", v.repoURL(r), is.Number)
+	// URLs are joined with + rather than fmt: an issue is rendered in
+	// nearly every answer, and a list renders a page of them.
+	repo, num := v.repoURL(r), strconv.Itoa(is.Number)
+	u := repo + "/issues/" + num
 	kind := "issues"
 	if is.Pull != nil {
 		kind = "pull"
 	}
 	out := APIIssue{
-		ID: is.ID, NodeID: nodeID("I", is.ID), URL: u, RepositoryURL: v.repoURL(r),
+		ID: is.ID, NodeID: nodeID("I", is.ID), URL: u, RepositoryURL: repo,
 		LabelsURL: u + "/labels{/name}", CommentsURL: u + "/comments", EventsURL: u + "/events",
-		HTMLURL: fmt.Sprintf("%s/%s/%s/%d", v.html, r.FullName(), kind, is.Number),
+		HTMLURL: v.html + "/" + r.FullName() + "/" + kind + "/" + num,
 		Number:  is.Number, State: is.State, StateReason: strPtr(is.StateReason), Title: is.Title,
 		Body: strPtr(is.Body), User: v.user(is.User), Labels: v.labels(r, is.Labels),
 		Assignees: v.users(is.Assignees), Milestone: v.milestone(r, r.milestone(is.Milestone)),
@@ -308,7 +311,7 @@ func (v *view) issue(r *Repo, is *Issue) APIIssue {
 		out.Assignee = v.user(is.Assignees[0])
 	}
 	if is.Pull != nil {
-		pu := fmt.Sprintf("%s/pulls/%d", v.repoURL(r), is.Number)
+		pu := repo + "/pulls/" + num
 		h := out.HTMLURL
 		out.PullRequest = &APIPullRequestLinks{URL: pu, HTMLURL: h, DiffURL: h + ".diff", PatchURL: h + ".patch", MergedAt: tsPtr(is.Pull.MergedAt)}
 		d := is.Pull.Draft
@@ -322,11 +325,12 @@ func (v *view) comment(r *Repo, is *Issue, c *Comment) APIIssueComment {
 	if is.Pull != nil {
 		kind = "pull"
 	}
-	u := fmt.Sprintf("%s/issues/comments/%d", v.repoURL(r), c.ID)
+	repo, num, id := v.repoURL(r), strconv.Itoa(is.Number), strconv.FormatInt(c.ID, 10)
+	u := repo + "/issues/comments/" + id
 	return APIIssueComment{
 		ID: c.ID, NodeID: nodeID("IC", c.ID), URL: u,
-		HTMLURL:  fmt.Sprintf("%s/%s/%s/%d#issuecomment-%d", v.html, r.FullName(), kind, is.Number, c.ID),
-		IssueURL: fmt.Sprintf("%s/issues/%d", v.repoURL(r), is.Number),
+		HTMLURL:  v.html + "/" + r.FullName() + "/" + kind + "/" + num + "#issuecomment-" + id,
+		IssueURL: repo + "/issues/" + num,
 		Body:     c.Body, User: v.user(c.User), CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),
 		AuthorAssociation: v.w.authorAssociation(r, c.User), Reactions: v.reactions(u),
 	}
