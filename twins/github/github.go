@@ -61,8 +61,10 @@ func rateLimitHeaders(env *twins.Env) map[string]string {
 // Actions is the twin's one list of actions, grouped by area.
 func Actions() []twins.Action {
 	all := []twins.Action{
-		// Issues.
-		issueRead, listIssues, issueWrite, addIssueComment,
+		// Issues. Routes match in the order they are listed, as in a mux
+		// router: …/issues/comments must come before issue_read's
+		// …/issues/{issue_number}.
+		listRepoIssueComments, issueRead, listIssues, issueWrite, addIssueComment,
 		addIssueAssignees, removeIssueAssignees,
 		addIssueLabels, setIssueLabelsAction, removeIssueLabel,
 		getIssueComment, updateIssueComment, deleteIssueComment,
