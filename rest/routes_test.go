@@ -106,3 +106,45 @@ func BenchmarkRouteTable(b *testing.B) {
 		}
 	}
 }
+
+// TestEveryBindingIsReachable: no binding is hidden behind one listed
+// before it. Routes match in the order they are added, as in one mux
+// router, so a literal segment (…/issues/comments) listed after a variable
+// at its place (…/issues/{issue_number}) would never be reached.
+func TestEveryBindingIsReachable(t *testing.T) {
+	vars := regexp.MustCompile(`\{([a-z_]+)(:[^}]*)?\}`)
+	for _, tw := range all.Registry().All() {
+		named := func(id string) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, id) })
+		}
+		root := "/" + tw.Name + "/s/{pome_sid}"
+		table := newRouteTable(root, named("none"))
+		type route struct{ id, method, path string }
+		var routes []route
+		add := func(a string, method, path string) {
+			r := route{fmt.Sprintf("%s %s %s", a, method, path), method, path}
+			table.add(method, path, named(r.id))
+			routes = append(routes, r)
+		}
+		for _, a := range tw.Actions {
+			for _, b := range a.Spec().Bindings {
+				add(a.Name(), b.Method, root+b.Path)
+				for from, to := range tw.AliasPrefixes {
+					if strings.HasPrefix(b.Path, from) {
+						add(a.Name(), b.Method, root+to+strings.TrimPrefix(b.Path, from))
+					}
+				}
+			}
+		}
+		table.build()
+		for _, r := range routes {
+			// A value no route spells as a literal.
+			u := strings.Replace(vars.ReplaceAllString(r.path, "v7"), "/s/v7", "/s/sb_1", 1)
+			rec := httptest.NewRecorder()
+			table.ServeHTTP(rec, httptest.NewRequest(r.method, u, nil))
+			if got := rec.Body.String(); got != r.id {
+				t.Errorf("%s: %s %s reaches %q", tw.Name, r.method, u, got)
+			}
+		}
+	}
+}
