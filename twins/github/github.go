@@ -62,9 +62,10 @@ func rateLimitHeaders(env *twins.Env) map[string]string {
 func Actions() []twins.Action {
 	all := []twins.Action{
 		// Issues. Routes match in the order they are listed, as in a mux
-		// router: …/issues/comments must come before issue_read's
-		// …/issues/{issue_number}.
-		listRepoIssueComments, issueRead, listIssues, issueWrite, addIssueComment,
+		// router: …/issues/comments and …/issues/events must come before
+		// issue_read's …/issues/{issue_number}.
+		listRepoIssueComments, listRepoIssueEvents, getIssueEvent,
+		issueRead, listIssues, issueWrite, addIssueComment,
 		addIssueAssignees, removeIssueAssignees,
 		addIssueLabels, setIssueLabelsAction, removeIssueLabel,
 		getIssueComment, updateIssueComment, deleteIssueComment,

@@ -407,6 +407,9 @@ type APIIssueEvent struct {
 	Body    string   `json:"body,omitempty"`
 	User    *APIUser `json:"user,omitempty"`
 	HTMLURL string   `json:"html_url,omitempty"`
+	// Issue is set where events of many issues are listed, and on one
+	// event read by id.
+	Issue *APIIssue `json:"issue,omitempty"`
 }
 
 // APIEventName is the {name} (label) or {title} (milestone) of an event.
@@ -473,6 +476,84 @@ var listIssueTimeline = twins.New(twins.Spec{
 	Bindings:    []twins.Binding{{Method: "GET", Path: issuePath + "/timeline", Rename: perPageRename, Shape: restShape, Headers: linkHeaders}},
 }, func(ctx context.Context, w *World, in IssueHistoryIn) (*List[APIIssueEvent], error) {
 	return issueHistory(ctx, w, in, true)
+})
+
+// RepoIssueEventsIn is list_repository_issue_events' input.
+type RepoIssueEventsIn struct {
+	RepoRef
+	Paging
+}
+
+// listRepoIssueEvents is GitHub's GET /repos/{owner}/{repo}/issues/events:
+// the events of every issue and pull request of a repository, newest first,
+// each with its issue.
+var listRepoIssueEvents = twins.New(twins.Spec{
+	Name: "list_repository_issue_events", Title: "List issue events in a repository",
+	Description: "List the events of every issue and pull request in a repository, newest first, each with its issue.",
+	Effect:      twins.Read,
+	Bindings: []twins.Binding{
+		{Method: "GET", Path: "/repos/{owner}/{repo}/issues/events", Rename: perPageRename, Shape: restShape, Headers: linkHeaders},
+	},
+}, func(ctx context.Context, w *World, in RepoIssueEventsIn) (*List[APIIssueEvent], error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	type found struct {
+		is *Issue
+		e  *Event
+	}
+	var all []found
+	for _, is := range r.Issues {
+		for _, e := range is.Events {
+			all = append(all, found{is, e})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].e.ID > all[j].e.ID })
+	v := newView(ctx, w)
+	issues := map[*Issue]*APIIssue{}
+	items := make([]APIIssueEvent, 0, len(all))
+	for _, f := range all {
+		ev := v.event(r, f.e)
+		if issues[f.is] == nil {
+			ai := v.issue(r, f.is)
+			issues[f.is] = &ai
+		}
+		ev.Issue = issues[f.is]
+		items = append(items, ev)
+	}
+	return newList(ctx, items, in.Paging, "/repos/"+r.FullName()+"/issues/events", nil), nil
+})
+
+// IssueEventIn addresses one issue event.
+type IssueEventIn struct {
+	RepoRef
+	EventID int64 `json:"event_id" jsonschema:"The id of the event"`
+}
+
+// getIssueEvent is GitHub's GET /repos/{owner}/{repo}/issues/events/{event_id},
+// the url every listed event carries.
+var getIssueEvent = twins.New(twins.Spec{
+	Name: "get_issue_event", Title: "Get an issue event",
+	Description: "Get one issue or pull request event by id, with its issue.",
+	Effect:      twins.Read,
+	Bindings:    []twins.Binding{{Method: "GET", Path: "/repos/{owner}/{repo}/issues/events/{event_id}"}},
+}, func(ctx context.Context, w *World, in IssueEventIn) (APIIssueEvent, error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return APIIssueEvent{}, err
+	}
+	for _, is := range r.Issues {
+		for _, e := range is.Events {
+			if e.ID == in.EventID {
+				v := newView(ctx, w)
+				ev, ai := v.event(r, e), v.issue(r, is)
+				ev.Issue = &ai
+				return ev, nil
+			}
+		}
+	}
+	return APIIssueEvent{}, notFound("issue event %d not found in %s", in.EventID, r.FullName())
 })
 
 func issueHistory(ctx context.Context, w *World, in IssueHistoryIn, timeline bool) (*List[APIIssueEvent], error) {

@@ -2,6 +2,7 @@ package github_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -124,5 +125,57 @@ func TestSDKRepositoryIssueComments(t *testing.T) {
 	out, isErr := resttest.CallTool(t, env.MCP(t), "list_repository_issue_comments", map[string]any{"owner": "acme", "repo": "api", "sort": "updated"})
 	if isErr || strings.Index(out, `"body":"a1"`) > strings.Index(out, `"body":"b2"`) || !strings.Contains(out, `"body":"b1"`) {
 		t.Errorf("MCP: %s", out)
+	}
+}
+
+// TestSDKRepositoryIssueEvents: go-github's Issues.ListRepositoryEvents
+// lists the events of every issue of a repository, newest first, each with
+// its issue, and Issues.GetEvent reads one by the id (and url) it carries.
+func TestSDKRepositoryIssueEvents(t *testing.T) {
+	env := resttest.Start(t, github.New(), repoCommentsSeed)
+	c := client(t, env)
+	ctx := context.Background()
+	if _, _, err := c.Issues.AddLabelsToIssue(ctx, "acme", "api", 1, []string{"bug"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Issues.Edit(ctx, "acme", "api", 2, &gh.IssueRequest{State: gh.Ptr("closed")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Issues.Edit(ctx, "acme", "api", 2, &gh.IssueRequest{State: gh.Ptr("open")}); err != nil {
+		t.Fatal(err)
+	}
+	events, _, err := c.Issues.ListRepositoryEvents(ctx, "acme", "api", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range events {
+		got = append(got, fmt.Sprintf("%s#%d", e.GetEvent(), e.GetIssue().GetNumber()))
+	}
+	if strings.Join(got, ",") != "reopened#2,closed#2,labeled#1" {
+		t.Fatalf("events: %v", got)
+	}
+	// Paged, newest first.
+	page, resp, err := c.Issues.ListRepositoryEvents(ctx, "acme", "api", &gh.ListOptions{PerPage: 2, Page: 2})
+	if err != nil || len(page) != 1 || page[0].GetEvent() != "labeled" || resp.PrevPage != 1 {
+		t.Errorf("page 2: %v %d %+v", err, len(page), resp)
+	}
+	one, _, err := c.Issues.GetEvent(ctx, "acme", "api", events[1].GetID())
+	if err != nil || one.GetEvent() != "closed" || one.GetIssue().GetNumber() != 2 || one.GetURL() != events[1].GetURL() {
+		t.Errorf("get event: %v %+v", err, one)
+	}
+	// The url an event carries leads to it.
+	if st, b := env.Do(t, "GET", strings.TrimPrefix(events[0].GetURL(), env.APIURL), "", nil); st != 200 || !strings.Contains(string(b), `"event":"reopened"`) {
+		t.Errorf("event url: %d %s", st, b)
+	}
+	if _, _, err := c.Issues.GetEvent(ctx, "acme", "api", 999999); apiStatus(err) != 404 {
+		t.Errorf("unknown event: %v", err)
+	}
+	if _, _, err := c.Issues.ListRepositoryEvents(ctx, "acme", "nope", nil); apiStatus(err) != 404 {
+		t.Errorf("unknown repository: %v", err)
+	}
+	// One issue's events carry no issue, as GitHub's do.
+	if st, b := env.Do(t, "GET", "/repos/acme/api/issues/1/events", "", nil); st != 200 || strings.Contains(string(b), `"issue":`) {
+		t.Errorf("one issue's events: %d %s", st, b)
 	}
 }
