@@ -390,7 +390,7 @@ func encodeRowTail(row *tape.Row) (rest []byte, done func(), err error) {
 }
 
 // withSeq is the kept row: one exact-size copy of the encoding with seq.
-func withSeq(seq int64, rest []byte) []byte {
+func withSeq[T string | []byte](seq int64, rest T) []byte {
 	var head [32]byte
 	h := strconv.AppendInt(append(head[:0], `{"seq":`...), seq, 10)
 	buf := make([]byte, 0, len(h)+1+len(rest))

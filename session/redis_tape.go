@@ -2,13 +2,16 @@ package session
 
 import (
 	"context"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// TapeRaw returns the rows with seq > after as stored, encoded (limit <= 0:
-// all), without decoding them: a tape read sends them on as they are. Rows
-// are read by list index: seq N is at index N-1.
+// TapeRaw returns the rows with seq > after, encoded (limit <= 0: all),
+// without decoding them: a tape read sends them on as they are. Rows are
+// read by list index: seq N is at index N-1. A row is stored without its
+// seq, as the JSON after `{"seq":N,` (luaAppendRow), and gets it back
+// here; a row stored whole, by an earlier version, is sent as it is.
 func (s *RedisStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([][]byte, error) {
 	after = max(after, 0)
 	stop := int64(-1)
@@ -31,7 +34,11 @@ func (s *RedisStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, afte
 	}
 	out := make([][]byte, len(rows.Val()))
 	for i, raw := range rows.Val() {
-		out[i] = []byte(raw)
+		if strings.HasPrefix(raw, "{") {
+			out[i] = []byte(raw)
+			continue
+		}
+		out[i] = withSeq(after+int64(i)+1, raw)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -407,4 +408,51 @@ func BenchmarkRedisAppend(b *testing.B) {
 
 func BenchmarkRedisCreate(b *testing.B) {
 	storetest.BenchCreate(b, newRedis(b, time.Now))
+}
+
+// TestRedisTapeRowsWithoutSeq: a row is stored without its seq (the list
+// index says it) and read back with it; a row stored whole, as an earlier
+// version stored it, is read back as it is, in its place.
+func TestRedisTapeRowsWithoutSeq(t *testing.T) {
+	ctx := context.Background()
+	s := newRedis(t, time.Now)
+	raw := newRedisClient(t)
+	defer raw.Close()
+	sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
+	key := session.TapeKey(sb.ID, "alpha")
+	if _, err := s.Append(ctx, sb, storetest.NewRow(sb, "alpha", "/one")); err != nil {
+		t.Fatal(err)
+	}
+	stored := raw.LIndex(ctx, key, 0).Val()
+	if !strings.HasPrefix(stored, `"`) || strings.Contains(stored, `"seq"`) || !strings.Contains(stored, `"/one"`) {
+		t.Fatalf("stored row: %s", stored)
+	}
+	// An earlier version's row, whole, then one of this version's.
+	old := `{"seq":2,"at":"2026-01-01T00:00:00Z","twin":"alpha","path":"/old"}`
+	raw.RPush(ctx, key, old)
+	raw.Incr(ctx, session.TapeSeqKey(sb.ID, "alpha"))
+	if _, err := s.Append(ctx, sb, storetest.NewRow(sb, "alpha", "/three")); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.TapeRaw(ctx, sb, "alpha", 0, 0)
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("%v %d rows", err, len(rows))
+	}
+	if string(rows[1]) != old {
+		t.Errorf("earlier version's row: %s", rows[1])
+	}
+	for i, want := range []string{"/one", "/old", "/three"} {
+		var r struct {
+			Seq  int64
+			Path string
+		}
+		if err := json.Unmarshal(rows[i], &r); err != nil || r.Seq != int64(i+1) || r.Path != want {
+			t.Errorf("row %d: %v %s", i+1, err, rows[i])
+		}
+	}
+	// Read from a seq on, the seqs still come from the list index.
+	rows, err = s.TapeRaw(ctx, sb, "alpha", 2, 1)
+	if err != nil || len(rows) != 1 || !strings.HasPrefix(string(rows[0]), `{"seq":3,`) {
+		t.Fatalf("after 2: %v %q", err, rows)
+	}
 }
