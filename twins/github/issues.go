@@ -111,11 +111,9 @@ var listIssues = twins.New(twins.Spec{
 	default:
 		return nil, invalid("Issue", "state", "invalid", "state must be open, closed or all, got %q", in.State)
 	}
-	var since time.Time
-	if in.Since != "" {
-		if since, err = time.Parse(time.RFC3339, in.Since); err != nil {
-			return nil, invalid("Issue", "since", "invalid", "since must be an ISO 8601 time, got %q", in.Since)
-		}
+	since, err := sinceTime("Issue", in.Since)
+	if err != nil {
+		return nil, err
 	}
 	sortBy := strings.ToLower(in.Sort)
 	switch strings.ToUpper(in.OrderBy) {
@@ -132,12 +130,9 @@ var listIssues = twins.New(twins.Spec{
 	if sortBy != "created" && sortBy != "updated" && sortBy != "comments" {
 		return nil, invalid("Issue", "sort", "invalid", "sort must be created, updated or comments, got %q", in.Sort)
 	}
-	dir := strings.ToLower(in.Direction)
-	if dir == "" {
-		dir = "desc"
-	}
-	if dir != "asc" && dir != "desc" {
-		return nil, invalid("Issue", "direction", "invalid", "direction must be asc or desc, got %q", in.Direction)
+	dir, err := sortDirection("Issue", in.Direction)
+	if err != nil {
+		return nil, err
 	}
 	var matched []*Issue
 	for _, is := range r.Issues {
@@ -177,6 +172,31 @@ var listIssues = twins.New(twins.Spec{
 	}
 	return newList(ctx, items, in.Paging, "/repos/"+r.FullName()+"/issues", q).withCursor(), nil
 })
+
+// sinceTime is a list's since filter (zero when unset); resource names
+// the list's items in a 422.
+func sinceTime(resource, since string) (time.Time, error) {
+	if since == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, since)
+	if err != nil {
+		return time.Time{}, invalid(resource, "since", "invalid", "since must be an ISO 8601 time, got %q", since)
+	}
+	return t, nil
+}
+
+// sortDirection is a list's sort direction, desc when unset.
+func sortDirection(resource, dir string) (string, error) {
+	d := strings.ToLower(dir)
+	if d == "" {
+		d = "desc"
+	}
+	if d != "asc" && d != "desc" {
+		return "", invalid(resource, "direction", "invalid", "direction must be asc or desc, got %q", dir)
+	}
+	return d, nil
+}
 
 func hasAllLabels(is *Issue, labels []string) bool {
 	for _, l := range labels {

@@ -131,22 +131,17 @@ var listRepoIssueComments = twins.New(twins.Spec{
 	if err != nil {
 		return nil, err
 	}
-	var since time.Time
-	if in.Since != "" {
-		if since, err = time.Parse(time.RFC3339, in.Since); err != nil {
-			return nil, invalid("IssueComment", "since", "invalid", "since must be an ISO 8601 time, got %q", in.Since)
-		}
+	since, err := sinceTime("IssueComment", in.Since)
+	if err != nil {
+		return nil, err
 	}
 	sortBy := strings.ToLower(in.Sort)
 	if sortBy != "" && sortBy != "created" && sortBy != "updated" {
 		return nil, invalid("IssueComment", "sort", "invalid", "sort must be created or updated, got %q", in.Sort)
 	}
-	dir := strings.ToLower(in.Direction)
-	if dir == "" {
-		dir = "desc"
-	}
-	if dir != "asc" && dir != "desc" {
-		return nil, invalid("IssueComment", "direction", "invalid", "direction must be asc or desc, got %q", in.Direction)
+	dir, err := sortDirection("IssueComment", in.Direction)
+	if err != nil {
+		return nil, err
 	}
 	type found struct {
 		is *Issue
