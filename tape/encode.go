@@ -95,8 +95,10 @@ func appendMap(b []byte, m map[string]string) []byte {
 }
 
 // appendRaw writes a body that is already JSON; only one holding a newline
-// (pretty-printed) is compacted.
+// (pretty-printed) is compacted. Invalid UTF-8 bytes, which encoding/json
+// lets through inside strings, become U+FFFD: a row is always UTF-8.
 func appendRaw(b []byte, raw json.RawMessage) []byte {
+	raw = ValidUTF8(raw)
 	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
 		return append(b, raw...)
 	}

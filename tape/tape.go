@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Transports a row can come from.
@@ -139,15 +140,17 @@ func RedactQuery(q map[string][]string) map[string]string {
 }
 
 // RedactJSON walks a JSON document and replaces credential fields at any
-// depth. Non-JSON input is returned as a JSON string.
+// depth. Non-JSON input is returned as a JSON string. The result is always
+// valid UTF-8: invalid bytes become U+FFFD.
 func RedactJSON(body []byte) json.RawMessage {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
 	// Most bodies name no credential field: keep them as sent, without a
-	// decode and re-encode on every taped call.
+	// decode and re-encode on every taped call. json.Valid accepts
+	// invalid UTF-8 inside strings, so the bytes are checked too.
 	if !mentionsSecretField(body) && json.Valid(body) {
-		return json.RawMessage(bytes.TrimSpace(body))
+		return ValidUTF8(bytes.TrimSpace(body))
 	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -197,18 +200,97 @@ func redactValue(v any) any {
 	return v
 }
 
+// ValidUTF8 returns raw with every invalid UTF-8 byte replaced by U+FFFD
+// (raw itself when it is valid). encoding/json reads such bytes inside
+// strings without complaint, and there they are the only place a valid
+// document can hold them, so a JSON document stays one.
+func ValidUTF8(raw []byte) json.RawMessage {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	return bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+}
+
 // Scrub replaces every occurrence of each secret in raw with the redaction
 // marker; it catches credentials sent in places no field name announces.
+// A secret that spans JSON syntax (a quote, a comma) or cuts a UTF-8
+// sequence would break the document if replaced byte for byte, and one
+// written with \u escapes is not found byte for byte: then the secret is
+// replaced inside each decoded string instead.
 func Scrub(raw json.RawMessage, secrets ...string) json.RawMessage {
+	orig, replaced, any8 := raw, false, false
 	for _, s := range secrets {
 		if len(s) < 8 {
 			continue
 		}
+		any8 = true
 		if bytes.Contains(raw, []byte(s)) {
 			raw = bytes.ReplaceAll(raw, []byte(s), []byte(Redacted))
+			replaced = true
 		}
 	}
+	if replaced && !(utf8.Valid(raw) && json.Valid(raw)) {
+		return scrubDecoded(orig, raw, secrets)
+	}
+	if any8 && bytes.Contains(raw, []byte(`\u`)) {
+		return scrubDecoded(raw, raw, secrets)
+	}
 	return raw
+}
+
+// scrubDecoded decodes doc and replaces the secrets in its strings; it
+// returns fallback when no decoded string held one, and fallback as a JSON
+// string when doc is not JSON.
+func scrubDecoded(doc, fallback json.RawMessage, secrets []string) json.RawMessage {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		out, _ := json.Marshal(string(fallback))
+		return out
+	}
+	changed := false
+	v = scrubValue(v, secrets, &changed)
+	if !changed && utf8.Valid(fallback) && json.Valid(fallback) {
+		return fallback
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage(`"` + Redacted + `"`)
+	}
+	return out
+}
+
+// scrubValue replaces the secrets in every string, key and number of v.
+func scrubValue(v any, secrets []string, changed *bool) any {
+	scrub := func(s string) string {
+		for _, sec := range secrets {
+			if len(sec) >= 8 && strings.Contains(s, sec) {
+				s = strings.ReplaceAll(s, sec, Redacted)
+				*changed = true
+			}
+		}
+		return s
+	}
+	switch t := v.(type) {
+	case string:
+		return scrub(t)
+	case json.Number:
+		if s := scrub(string(t)); s != string(t) {
+			return s
+		}
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, vv := range t {
+			out[scrub(k)] = scrubValue(vv, secrets, changed)
+		}
+		return out
+	case []any:
+		for i := range t {
+			t[i] = scrubValue(t[i], secrets, changed)
+		}
+	}
+	return v
 }
 
 // truncated is the marker that replaces a body over MaxBodyBytes.
@@ -219,10 +301,13 @@ type truncated struct {
 }
 
 // Truncate replaces a body over MaxBodyBytes with an explicit marker that
-// keeps its size and a prefix.
+// keeps its size and a prefix. A body it keeps has its invalid UTF-8 bytes
+// replaced by U+FFFD (see ValidUTF8).
 func Truncate(body json.RawMessage) json.RawMessage {
 	if len(body) <= MaxBodyBytes {
-		return body
+		if b := ValidUTF8(body); len(b) <= MaxBodyBytes {
+			return b
+		}
 	}
 	return TruncatedBody(body, len(body))
 }

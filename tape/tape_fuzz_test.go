@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -17,6 +18,8 @@ func FuzzRedactJSON(f *testing.F) {
 		`[1,2,{"api_key":"sk_test_x"}]`,
 		`not json at all`,
 		"\xff\xfe{\"token\":1}",
+		"{\"title\":\"bad \xff\xc3 bytes\"}",
+		"{\"token\":\"\xe2\x82\"}",
 		`{"token":"x"} {"second":1}`,
 		strings.Repeat("[", 5000) + strings.Repeat("]", 5000),
 	} {
@@ -35,9 +38,7 @@ func FuzzRedactJSON(f *testing.F) {
 			// than stored half-redacted.
 			return
 		}
-		if !json.Valid(out) {
-			t.Fatalf("RedactJSON(%q) = %q: not JSON", body, out)
-		}
+		assertJSON(t, "RedactJSON", body, out)
 		var v any
 		dec := json.NewDecoder(bytes.NewReader(out))
 		dec.UseNumber()
@@ -79,13 +80,24 @@ func FuzzTruncate(f *testing.F) {
 			return
 		}
 		body := bytes.Repeat(chunk, pad/len(chunk)+1)
+		// What the transports tape: a redacted body, then truncated.
+		if red := RedactJSON(body); red != nil {
+			assertJSON(t, "Truncate(RedactJSON)", body, Truncate(red))
+		}
 		out := Truncate(body)
+		if !utf8.Valid(out) {
+			t.Fatalf("Truncate kept invalid UTF-8")
+		}
 		if len(body) <= MaxBodyBytes {
-			if !bytes.Equal(out, body) {
-				t.Fatalf("a body under the limit was changed")
+			if utf8.Valid(body) && !bytes.Equal(out, body) {
+				t.Fatalf("a valid body under the limit was changed")
+			}
+			if json.Valid(body) && !json.Valid(out) {
+				t.Fatalf("a JSON body under the limit is no longer JSON")
 			}
 			return
 		}
+		assertJSON(t, "Truncate", body, out)
 		if len(out) > MaxBodyBytes {
 			t.Fatalf("marker of %d bytes exceeds the limit", len(out))
 		}
@@ -102,6 +114,92 @@ func FuzzTruncate(f *testing.F) {
 		}
 		if utf8.Valid(body) && !strings.HasPrefix(string(body), m.Prefix) {
 			t.Fatalf("prefix of a valid UTF-8 body is not a prefix of it")
+		}
+	})
+}
+
+// assertJSON fails unless out, what fn made of in, is valid UTF-8 and
+// valid JSON: what every stored tape row must be.
+func assertJSON(t *testing.T, fn string, in, out []byte) {
+	t.Helper()
+	if !utf8.Valid(out) {
+		t.Fatalf("%s(%q) = %q: not UTF-8", fn, in, out)
+	}
+	if !json.Valid(out) {
+		t.Fatalf("%s(%q) = %q: not JSON", fn, in, out)
+	}
+}
+
+// FuzzScrub: scrubbing a secret out of a taped body keeps it valid UTF-8
+// JSON whatever the secret is, and leaves no token-shaped secret in any
+// decoded string, also when the body spells it with \u escapes.
+func FuzzScrub(f *testing.F) {
+	f.Add([]byte(`{"echo":"pst_abcdefghijk"}`), "pst_abcdefghijk")
+	f.Add([]byte(`{"a":"12345678","b":1}`), `5678","b`)
+	f.Add([]byte(`{"a":"\u0070st_abcdefghijk"}`), "pst_abcdefghijk")
+	f.Add([]byte("{\"a\":\"\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\"}"), "\x82\xac\xe2\x82\xac\xe2\x82\xac")
+	f.Fuzz(func(t *testing.T, body []byte, secret string) {
+		in := RedactJSON(body)
+		if in == nil {
+			return
+		}
+		out := Scrub(in, secret)
+		assertJSON(t, "Scrub", in, out)
+		if len(secret) < 8 || secret == "REDACTED" || strings.Trim(secret, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != "" {
+			return
+		}
+		var v any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatal(err)
+		}
+		var walk func(any)
+		walk = func(v any) {
+			switch x := v.(type) {
+			case string:
+				if strings.Contains(x, secret) {
+					t.Fatalf("Scrub(%q, %q) = %s: the secret is still there", in, secret, out)
+				}
+			case map[string]any:
+				for k, vv := range x {
+					walk(k)
+					walk(vv)
+				}
+			case []any:
+				for _, vv := range x {
+					walk(vv)
+				}
+			}
+		}
+		walk(v)
+	})
+}
+
+// FuzzRowJSON: a row built from anything a client can send — path, query,
+// header values, a body with invalid UTF-8 or cut anywhere — encodes as one
+// line of valid UTF-8 JSON.
+func FuzzRowJSON(f *testing.F) {
+	f.Add("/repos/acme/api/issues", "q", "v", "ua", []byte(`{"title":"x"}`), []byte(`{"id":1}`))
+	f.Add("/p\xff", "k\xc3", "v\xe2\x82", "bad\xffutf8", []byte("{\"t\":\"\xff\"}"), []byte("[\"\xc3\"]"))
+	f.Add("/", "", "", "", []byte("\"\u2028\n\""), []byte("{\n\"a\": \"\xff\"\n}"))
+	f.Fuzz(func(t *testing.T, path, qk, qv, hv string, req, resp []byte) {
+		tool := path
+		r := Row{Seq: 1, At: time.Unix(0, 0).UTC(), SessionID: "ses_x", Twin: "github", Transport: TransportREST,
+			Method: "POST", Path: path, Tool: &tool, Status: 200,
+			Request: Request{
+				Query:   RedactQuery(map[string][]string{qk: {qv, qv}}),
+				Body:    Scrub(Truncate(RedactJSON(req)), "pst_abcdefghijk"),
+				Headers: RedactHeaders(map[string][]string{"User-Agent": {hv}, hv: {qv}}),
+			},
+		}
+		// A response body is taped as the twin wrote it when it is JSON.
+		if json.Valid(resp) {
+			r.Response.Body = Truncate(resp)
+			r.StateDelta = resp
+		}
+		out := r.AppendJSON(nil)
+		assertJSON(t, "AppendJSON", req, out)
+		if bytes.ContainsAny(out, "\n\r") {
+			t.Fatalf("row is not one line: %q", out)
 		}
 	})
 }
