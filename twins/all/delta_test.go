@@ -1,0 +1,138 @@
+package all
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/pomehq/pome/twins"
+	"github.com/pomehq/pome/twins/twinstest"
+)
+
+// deltaCalls are writes of every kind of change a delta carries: fields
+// set and cleared, list elements added at the end and in the middle and
+// removed, map entries added and removed.
+var deltaCalls = map[string][]string{
+	"github": {
+		`add_issue_comment {"owner":"acme","repo":"api","issue_number":1,"body":"first"}`,
+		`issue_write {"method":"create","owner":"acme","repo":"api","title":"new issue","body":"b","labels":["bug"]}`,
+		`issue_write {"method":"update","owner":"acme","repo":"api","issue_number":1,"state":"closed","title":"renamed"}`,
+		`add_issue_labels {"owner":"acme","repo":"api","issue_number":1,"labels":["bug"]}`,
+		`remove_issue_label {"owner":"acme","repo":"api","issue_number":1,"name":"bug"}`,
+		`add_issue_comment {"owner":"acme","repo":"api","issue_number":1,"body":"second"}`,
+		`lock_issue {"owner":"acme","repo":"api","issue_number":1}`,
+		`create_branch {"owner":"acme","repo":"api","branch":"feature"}`,
+		`create_or_update_file {"owner":"acme","repo":"api","path":"docs/new.md","content":"hello","message":"add","branch":"feature"}`,
+		`create_pull_request {"owner":"acme","repo":"api","title":"pr","head":"feature","base":"main"}`,
+		`create_milestone {"owner":"acme","repo":"api","title":"v1"}`,
+	},
+	"slack": {
+		`slack_send_message {"channel_id":"general","message":"hello"}`,
+		`slack_send_message {"channel_id":"general","message":"again"}`,
+		`slack_add_reaction {"channel_id":"general","name":"thumbsup","timestamp":"1"}`,
+		`slack_set_channel_topic {"channel_id":"general","topic":"new topic"}`,
+		`slack_create_conversation {"name":"delta-room"}`,
+		`slack_set_channel_purpose {"channel_id":"general","purpose":""}`,
+	},
+	"stripe": {
+		`create_customer {"email":"a@example.com","name":"A","metadata":{"k":"v","j":"w"}}`,
+		`create_customer {"email":"b@example.com"}`,
+		`create_product {"name":"Widget"}`,
+	},
+	"gmail": {
+		`send_message {"to":"someone@example.com","subject":"hi","body":"hello"}`,
+		`create_label {"name":"Delta"}`,
+		`create_draft {"to":"x@example.com","subject":"d","body":"draft"}`,
+	},
+}
+
+// TestWorldDelta: after each write, the delta of the world before it and
+// the world after it, applied to the world before (and copied, as a store
+// rebuilding it does), encodes exactly as the world after; and it is much
+// smaller than the world.
+func TestWorldDelta(t *testing.T) {
+	for _, tw := range Registry().All() {
+		t.Run(tw.Name, func(t *testing.T) {
+			world := twinstest.World(t, tw, "")
+			mutated := 0
+			for _, c := range deltaCalls[tw.Name] {
+				name, args, _ := bytes.Cut([]byte(c), []byte(" "))
+				before := tw.CopyWorld(world)
+				r := twinstest.Call(t, tw, world, string(name), string(args))
+				if !r.Mutated {
+					continue
+				}
+				mutated++
+				checkDelta(t, tw, before, world)
+			}
+			if mutated == 0 {
+				t.Fatalf("no call changed the world")
+			}
+		})
+	}
+}
+
+func checkDelta(t *testing.T, tw *twins.Twin, before, after any) {
+	t.Helper()
+	delta, ok, err := twins.WorldDelta(before, after)
+	if err != nil || !ok {
+		t.Fatalf("WorldDelta: %v %v", ok, err)
+	}
+	want, _ := json.Marshal(after)
+	got, err := twins.ApplyDelta(before, delta)
+	if err != nil {
+		t.Fatalf("ApplyDelta(%s): %v", delta, err)
+	}
+	gotDoc, _ := json.Marshal(tw.CopyWorld(got))
+	if !bytes.Equal(gotDoc, want) {
+		t.Fatalf("delta %s gives\n%s\nwant\n%s", delta, gotDoc, want)
+	}
+	if len(want) > 20_000 && len(delta)*4 > len(want) {
+		t.Errorf("delta of %d bytes for a world of %d: %s", len(delta), len(want), delta)
+	}
+	// The world before is left as it was.
+	if d, _, _ := twins.WorldDelta(before, tw.CopyWorld(before)); string(d) != "[]" {
+		t.Fatalf("ApplyDelta changed the world it started from: %s", d)
+	}
+}
+
+// TestWorldDeltaRemovals: list elements removed from the middle and the
+// end, a map entry removed, fields cleared.
+func TestWorldDeltaRemovals(t *testing.T) {
+	gh, _ := Registry().Get("github")
+	world := twinstest.World(t, gh, "")
+	for i := range 5 {
+		twinstest.MustCall(t, gh, world, "add_issue_comment", fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":1,"body":"c%d"}`, i))
+	}
+	doc, _ := json.Marshal(world)
+	var w struct {
+		Repos []struct {
+			Issues []struct {
+				Number   int `json:"number"`
+				Comments []struct {
+					ID int64 `json:"id"`
+				} `json:"comments"`
+			} `json:"issues"`
+		} `json:"repos"`
+	}
+	json.Unmarshal(doc, &w)
+	var ids []int64
+	for _, r := range w.Repos {
+		for _, is := range r.Issues {
+			if is.Number == 1 {
+				for _, c := range is.Comments {
+					ids = append(ids, c.ID)
+				}
+			}
+		}
+	}
+	if len(ids) < 5 {
+		t.Fatalf("comments: %v", ids)
+	}
+	for _, id := range []int64{ids[2], ids[len(ids)-1], ids[0]} {
+		before := gh.CopyWorld(world)
+		twinstest.MustCall(t, gh, world, "delete_issue_comment", fmt.Sprintf(`{"owner":"acme","repo":"api","comment_id":%d}`, id))
+		checkDelta(t, gh, before, world)
+	}
+}
