@@ -128,8 +128,8 @@ func (d *differ2) set(b reflect.Value, omitEmpty bool) {
 }
 
 var (
-	marshalerType  = reflect.TypeFor[json.Marshaler]()
-	textMarshaler  = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
+	marshalerType = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
 )
 
 // value compares a and b, two values of one type at d.path; omitEmpty
