@@ -34,6 +34,7 @@ type fastPath struct {
 	sdk     http.Handler
 	// serverInfo is the _meta of a 2026 result, encoded.
 	serverInfo []byte
+	lists      listCache
 }
 
 // FastPath can be turned off to send every request through the SDK; tests
@@ -220,9 +221,11 @@ func null(raw json.RawMessage) bool {
 // fastRequest reports whether the request's transport is one the fast
 // path answers (its body still to be looked at).
 func fastRequest(r *http.Request) bool {
-	if !FastPath || r.Method != http.MethodPost || !fastVersions[r.Header.Get("Mcp-Protocol-Version")] || !acceptsBoth(r) {
-		return false
-	}
+	return FastPath && r.Method == http.MethodPost && fastVersions[r.Header.Get("Mcp-Protocol-Version")] && acceptsBoth(r) && isJSON(r)
+}
+
+// isJSON reports whether the request's body is declared JSON.
+func isJSON(r *http.Request) bool {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	return mt == "application/json"
 }
@@ -271,27 +274,59 @@ func ToolCall(tw *twins.Twin, r *http.Request, body []byte) (read, write bool) {
 }
 
 func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !fastRequest(r) {
+	if r.Method != http.MethodPost {
 		f.sdk.ServeHTTP(w, r)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, f.maxBody+1))
-	if err != nil || int64(len(body)) > f.maxBody {
-		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
-		f.sdk.ServeHTTP(w, r)
+	if err != nil {
+		f.refuse(w, r, body, true, http.StatusBadRequest, codeParseError, "the request body could not be read")
 		return
 	}
-	req, a, ok := fastCall(f.tw, body)
+	if int64(len(body)) > f.maxBody {
+		TooLarge(f, w, r, body, f.maxBody)
+		return
+	}
+	f.serve(w, r, body, true)
+}
+
+// serve answers one POST whose body has been read: on the fast path when
+// it can, else, once the body is known to be one JSON value and nothing
+// after it (the SDK's decoder would run a call followed by garbage), as a
+// batch, a cached tools/list, or by the SDK. top is false for an element
+// of a batch, which may not be a batch itself.
+func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, top bool) {
+	if fastRequest(r) {
+		if req, a, ok := fastCall(f.tw, body); ok {
+			if meta, ok := fastAnswers(r, req); ok {
+				f.serveCall(w, r, req, a, meta)
+				return
+			}
+		}
+	}
+	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 {
+		if !json.Valid(trimmed) {
+			f.refuse(w, r, body, false, http.StatusBadRequest, codeParseError, "parse error: the body is not one JSON value")
+			return
+		}
+		if trimmed[0] == '[' {
+			if !top {
+				f.refuse(w, r, body, false, http.StatusBadRequest, codeInvalidRequest, "a batch may not hold a batch")
+				return
+			}
+			f.serveBatch(w, r, trimmed)
+			return
+		}
+		if f.serveToolsList(w, r, body) {
+			return
+		}
+	}
+	f.passOn(w, r, body)
+}
+
+// serveCall answers a tools/call on the fast path.
+func (f *fastPath) serveCall(w http.ResponseWriter, r *http.Request, req rpcRequest, a twins.Action, meta json.RawMessage) {
 	params := req.Params
-	var meta json.RawMessage
-	if ok {
-		meta, ok = fastAnswers(r, req)
-	}
-	if !ok {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		f.sdk.ServeHTTP(w, r)
-		return
-	}
 	p := session.PrincipalFrom(r.Context())
 	start := time.Now()
 	ctx, call := twins.WithCall(r.Context())

@@ -156,7 +156,11 @@ func recordMiddleware(m *session.Manager, tw *twins.Twin) mcp.Middleware {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			p := session.PrincipalFrom(ctx)
 			if p == nil || strings.HasPrefix(method, "notifications/") {
-				return next(ctx, method, req)
+				res, err := next(ctx, method, req)
+				if c, ok := ctx.Value(captureKey{}).(*[]byte); ok && err == nil {
+					*c, _ = json.Marshal(map[string]any{"result": res})
+				}
+				return res, err
 			}
 			start := time.Now()
 			ctx, call := twins.WithCall(ctx)

@@ -215,6 +215,10 @@ func (d *dataPlane) serveAuthorized(w http.ResponseWriter, r *http.Request, tw *
 	if rest == "/mcp" {
 		rate.setHeaders(w.Header())
 		r = r.WithContext(ctx)
+		if tooLarge {
+			mcpserver.TooLarge(d.mcp[tw.Name], w, r, body, d.srv.cfg.MaxBodyBytes)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		d.mcp[tw.Name].ServeHTTP(w, r)
 		return

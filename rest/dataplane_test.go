@@ -537,6 +537,15 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 		// Arguments json.Marshal escapes: the row is marshalled, not built.
 		{"2026-07-28", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{` + meta2026 + `,"name":"create_note","arguments":{"text":"<b>bold</b> & more"}}}`},
 		{"2025-11-25", `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"_meta":{"progressToken":13},"name":"create_note","arguments":{"text":"<i>"}}}`},
+		// tools/list, kept after its first answer: each twice, the second
+		// from what was kept.
+		{"2025-11-25", `{"jsonrpc":"2.0","id":14,"method":"tools/list"}`},
+		{"2025-11-25", `{"jsonrpc":"2.0","id":"l15","method":"tools/list"}`},
+		{"2025-03-26", `{"jsonrpc":"2.0","id":16,"method":"tools/list","params":{}}`},
+		{"2025-03-26", `{"jsonrpc":"2.0","id":17,"method":"tools/list","params":{}}`},
+		{"2026-07-28", `{"jsonrpc":"2.0","id":18,"method":"tools/list","params":{` + meta2026 + `}}`},
+		{"2026-07-28", `{"jsonrpc":"2.0","id":19,"method":"tools/list","params":{` + meta2026 + `}}`},
+		{"2025-11-25", `{"jsonrpc":"2.0","id":20,"method":"tools/list","params":{"cursor":"bogus"}}`},
 	}
 	type outcome struct {
 		answers []string
