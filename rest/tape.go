@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/tape"
 )
 
 // followPoll is how often a followed tape looks for new rows.
@@ -36,6 +37,7 @@ func (s *Server) serveTape(w http.ResponseWriter, r *http.Request, sb *session.S
 	// Rows are sent on as the store keeps them, encoded: decoding every
 	// row and encoding it again cost most of a long tape's read.
 	rows, err := s.Manager.Store.TapeRaw(r.Context(), sb, twin, after, 0)
+	validRows(rows)
 	if err != nil {
 		if errors.Is(err, session.ErrNotFound) {
 			opaque404(w)
@@ -69,6 +71,16 @@ func (s *Server) serveTape(w http.ResponseWriter, r *http.Request, sb *session.S
 		return
 	}
 	writeTapeJSON(w, sb.ID, twin, rows, dropped)
+}
+
+// validRows replaces invalid UTF-8 in rows (a slice the store made for this
+// read) with U+FFFD. Rows encoded today are valid already; one kept by an
+// older binary may hold a body's invalid bytes inside a JSON string, the
+// only place a row can hold them, so the row stays JSON.
+func validRows(rows [][]byte) {
+	for i, row := range rows {
+		rows[i] = tape.ValidUTF8(row)
+	}
 }
 
 // writeTapeJSON writes the JSON tape answer with its keys in the order
@@ -125,6 +137,7 @@ func (s *Server) followTape(w http.ResponseWriter, r *http.Request, sb *session.
 	keepAlive := time.Now()
 	for {
 		rows, err := s.Manager.Store.TapeRaw(r.Context(), sb, twin, after, 500)
+		validRows(rows)
 		if err != nil {
 			fmt.Fprint(w, "event: end\ndata: {\"reason\":\"sandbox gone\"}\n\n")
 			fl.Flush()
