@@ -60,13 +60,17 @@ func TestDashboardInBrowser(t *testing.T) {
 	seed := `{"repos":[{"name":"api","issues":[{"number":1,"labels":[]}]}]}`
 	final := `{"repos":[{"name":"api","issues":[{"number":1,"labels":["bug"]}]}]}`
 	row := `{"seq":1,"at":"2026-12-02T15:00:01Z","session_id":"ses_AAAAAAAAAAAAAAAA","twin":"github","transport":"rest","method":"POST","path":"/github/s/ses_AAAAAAAAAAAAAAAA/repos/acme/api/issues/1/labels","tool":"add_issue_labels","status":200,"state_mutation":true,"request":{"query":{},"body":{"labels":["bug"]},"headers":{"authorization":"[REDACTED]"}},"response":{"body":[{"name":"bug"}]},"latency_us":10}`
-	writeRun(t, runs, "github-bug-triage", "20261202T150001.000Z-aaaaaa", 1, task.StatePass, seed, final, []string{row})
-	writeRun(t, runs, "github-bug-triage", "20261202T150002.000Z-bbbbbb", 2, task.StateFail, seed, seed, nil)
-	sum := task.Summary{Agent: "sh agent.sh", ExitCode: 1, FinishedAt: time.Date(2026, 12, 2, 15, 1, 0, 0, time.UTC),
-		Tasks: []task.TaskSummary{{Task: "Bug triage", Slug: "github-bug-triage", K: 2, Passed: 1, PassAt1: 0.5, PassPowK: 0,
-			Trials: []task.TrialSummary{{RunID: "20261202T150001.000Z-aaaaaa", State: "pass"}, {RunID: "20261202T150002.000Z-bbbbbb", State: "fail"}}}}}
-	if err := task.WriteSummary(runs, &sum); err != nil {
-		t.Fatal(err)
+	// The runs are written once the page has created its sandbox: a run is
+	// shown to the team whose sandbox it ran in.
+	writeRuns := func(sid string) {
+		writeRun(t, runs, "github-bug-triage", "20261202T150001.000Z-aaaaaa", 1, task.StatePass, sid, seed, final, []string{row})
+		writeRun(t, runs, "github-bug-triage", "20261202T150002.000Z-bbbbbb", 2, task.StateFail, sid, seed, seed, nil)
+		sum := task.Summary{Agent: "sh agent.sh", ExitCode: 1, FinishedAt: time.Date(2026, 12, 2, 15, 1, 0, 0, time.UTC),
+			Tasks: []task.TaskSummary{{Task: "Bug triage", Slug: "github-bug-triage", K: 2, Passed: 1, PassAt1: 0.5, PassPowK: 0,
+				Trials: []task.TrialSummary{{RunID: "20261202T150001.000Z-aaaaaa", SessionID: sid, State: "pass"}, {RunID: "20261202T150002.000Z-bbbbbb", SessionID: sid, State: "fail"}}}}}
+		if err := task.WriteSummary(runs, &sum); err != nil {
+			t.Fatal(err)
+		}
 	}
 	seedFile := filepath.Join(t.TempDir(), "seed.json")
 	write(t, seedFile, `{"clock":"2026-01-05T09:00:00Z"}`)
@@ -343,6 +347,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 
 	// Runs: pass@1, pass^K, and a verdict with links to its evidence rows.
+	writeRuns(sid)
 	step("runs",
 		chromedp.Click(css(`a[href="#/runs"]`)),
 		chromedp.WaitVisible(css("#latest")))

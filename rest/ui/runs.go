@@ -3,6 +3,7 @@ package ui
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/twins"
 )
 
@@ -52,6 +54,7 @@ type runMeta struct {
 
 // verdictCounts is the part of verdict.json the listing shows.
 type verdictCounts struct {
+	SessionID string  `json:"session_id,omitempty"`
 	State     string  `json:"state"`
 	Score     float64 `json:"score"`
 	Passed    int     `json:"passed"`
@@ -95,10 +98,69 @@ func (h *handler) runsDir(w http.ResponseWriter, r *http.Request) (string, bool)
 	return h.opts.RunsDir, true
 }
 
-// runs answers GET /ui/api/runs: every task's run directories, newest
-// first, and runs/latest.json (the last `pome run`, with pass@1 and pass^K).
+// owned is the set of sandboxes a team's index holds. A run directory is
+// the calling team's when the sandbox it ran in (session_id in meta.json or
+// verdict.json) is: teams share the server's runs directory, and a team
+// sees neither another team's runs nor runs whose sandbox the server no
+// longer knows (the index forgets a sandbox a week past its expiry on
+// Redis, and the memory store forgets every sandbox on restart).
+type owned map[string]bool
+
+func (h *handler) ownedSandboxes(w http.ResponseWriter, r *http.Request) (owned, bool) {
+	list, err := h.opts.Manager.Store.List(r.Context(), teamOf(r))
+	if err != nil {
+		writeError(w, r, http.StatusServiceUnavailable, string(session.ErrInternal), "store unavailable")
+		return nil, false
+	}
+	o := make(owned, len(list))
+	for _, sb := range list {
+		o[sb.ID] = true
+	}
+	return o, true
+}
+
+// has reports whether a run in sandbox sid is the team's; a run without a
+// sandbox (it failed before one was created) is nobody's.
+func (o owned) has(sid string) bool { return sid != "" && o[sid] }
+
+// latestIsOwned reports whether latest.json is the team's: no trial of it ran
+// in a sandbox of another team, and at least one ran in one of the team's
+// (trials without a sandbox belong to the same `pome run`).
+func (o owned) latestIsOwned(doc []byte) bool {
+	var sum struct {
+		Tasks []struct {
+			Trials []struct {
+				SessionID string `json:"session_id"`
+			} `json:"trials"`
+		} `json:"tasks"`
+	}
+	if json.Unmarshal(doc, &sum) != nil {
+		return false
+	}
+	mine := false
+	for _, t := range sum.Tasks {
+		for _, tr := range t.Trials {
+			if tr.SessionID == "" {
+				continue
+			}
+			if !o.has(tr.SessionID) {
+				return false
+			}
+			mine = true
+		}
+	}
+	return mine
+}
+
+// runs answers GET /ui/api/runs: every task's run directories of the
+// calling team, newest first, and runs/latest.json (the last `pome run`,
+// with pass@1 and pass^K) when it is the team's.
 func (h *handler) runs(w http.ResponseWriter, r *http.Request) {
 	dir, ok := h.runsDir(w, r)
+	if !ok {
+		return
+	}
+	mine, ok := h.ownedSandboxes(w, r)
 	if !ok {
 		return
 	}
@@ -108,7 +170,7 @@ func (h *handler) runs(w http.ResponseWriter, r *http.Request) {
 		Tasks     []taskRuns      `json:"tasks"`
 		Truncated bool            `json:"truncated,omitempty"`
 	}{RunsDir: dir, Latest: json.RawMessage("null"), Tasks: []taskRuns{}}
-	if doc, err := readDoc(filepath.Join(dir, "latest.json")); err == nil && json.Valid(doc) {
+	if doc, err := readDoc(filepath.Join(dir, "latest.json")); err == nil && json.Valid(doc) && mine.latestIsOwned(doc) {
 		out.Latest = doc
 	}
 	entries, err := os.ReadDir(dir)
@@ -124,14 +186,14 @@ func (h *handler) runs(w http.ResponseWriter, r *http.Request) {
 			out.Truncated = true
 			break
 		}
-		if t, ok := readTask(filepath.Join(dir, e.Name()), e.Name()); ok {
+		if t, ok := readTask(filepath.Join(dir, e.Name()), e.Name(), mine); ok {
 			out.Tasks = append(out.Tasks, t)
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-func readTask(dir, slug string) (taskRuns, bool) {
+func readTask(dir, slug string, mine owned) (taskRuns, bool) {
 	t := taskRuns{Slug: slug, Twins: []string{}, Runs: []runSummary{}}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -150,6 +212,9 @@ func readTask(dir, slug string) (taskRuns, bool) {
 		verdictErr := readJSON(filepath.Join(runDir, "verdict.json"), &counts)
 		if metaErr != nil && verdictErr != nil {
 			continue // not a run directory
+		}
+		if !mine.has(cmp.Or(meta.SessionID, counts.SessionID)) {
+			continue
 		}
 		t.Total++
 		if len(t.Runs) == maxRunsPerTask {
@@ -206,8 +271,13 @@ func (h *handler) run(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusNotFound, "not_found", "no run "+slug+"/"+id)
 		return
 	}
+	mine, ok := h.ownedSandboxes(w, r)
+	if !ok {
+		return
+	}
 	runDir := filepath.Join(dir, slug, id)
-	if st, err := os.Stat(runDir); err != nil || !st.IsDir() {
+	// Another team's run is answered as one that does not exist.
+	if st, err := os.Stat(runDir); err != nil || !st.IsDir() || !mine.has(runSandbox(runDir)) {
 		writeError(w, r, http.StatusNotFound, "not_found", "no run "+slug+"/"+id)
 		return
 	}
@@ -265,6 +335,19 @@ func (h *handler) run(w http.ResponseWriter, r *http.Request) {
 		out.Diffs[twin] = d
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// runSandbox is the sandbox a run directory ran in ("" when it names none).
+func runSandbox(runDir string) string {
+	var doc struct {
+		SessionID string `json:"session_id"`
+	}
+	if readJSON(filepath.Join(runDir, "meta.json"), &doc) == nil && doc.SessionID != "" {
+		return doc.SessionID
+	}
+	doc.SessionID = ""
+	readJSON(filepath.Join(runDir, "verdict.json"), &doc)
+	return doc.SessionID
 }
 
 func readDoc(path string) ([]byte, error) {

@@ -4,7 +4,9 @@
 // directories that `pome run` writes.
 //
 // The pages hold the team API key in the browser's session storage and call
-// /v1 with it as a bearer token; the JSON endpoints here take the same key.
+// /v1 with it as a bearer token; the JSON endpoints here take the same key
+// and answer for that team only: a sandbox's diff when the team owns the
+// sandbox, a run when it ran in one of the team's sandboxes.
 // Nothing is loaded from outside the server, so the dashboard works offline.
 package ui
 

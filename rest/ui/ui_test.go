@@ -241,7 +241,7 @@ func TestStaticPages(t *testing.T) {
 
 // writeRun lays out one run directory the way task.Runner writes it, with
 // the task package's own types so that a change there shows up here.
-func writeRun(t *testing.T, dir, slug, runID string, trial int, state string, seed, final string, events []string) {
+func writeRun(t *testing.T, dir, slug, runID string, trial int, state, sid string, seed, final string, events []string) {
 	t.Helper()
 	runDir := filepath.Join(dir, slug, runID)
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
@@ -252,14 +252,14 @@ func writeRun(t *testing.T, dir, slug, runID string, trial int, state string, se
 		score = 0
 	}
 	start := time.Date(2026, 12, 2, 15, 0, trial, 0, time.UTC)
-	meta := task.Meta{RunID: runID, Trial: trial, Task: "Bug triage", TaskFile: "tasks/" + slug + ".md", SessionID: "ses_AAAAAAAAAAAAAAAA",
+	meta := task.Meta{RunID: runID, Trial: trial, Task: "Bug triage", TaskFile: "tasks/" + slug + ".md", SessionID: sid,
 		Twins: []string{"github"}, Agent: "sh agent.sh", TimeoutSeconds: 120, StartedAt: start, FinishedAt: start.Add(3 * time.Second),
 		State: state, Score: &score}
 	status := task.StatusPassed
 	if state != task.StatePass {
 		status = task.StatusFailed
 	}
-	verdict := task.Verdict{Task: "Bug triage", State: state, Score: score, PassThreshold: 100, Evaluated: 1,
+	verdict := task.Verdict{Task: "Bug triage", SessionID: sid, State: state, Score: score, PassThreshold: 100, Evaluated: 1,
 		Criteria: []task.CriterionResult{
 			{Text: "Issue #1 in `acme/api` has the `bug` label applied", Kind: task.Code, Twin: "github", Check: "github.issue-has-label",
 				Params: map[string]string{"repo": "acme/api", "number": "1", "label": "bug"}, Status: status, Reason: "label bug is on #1",
@@ -278,6 +278,17 @@ func writeRun(t *testing.T, dir, slug, runID string, trial int, state string, se
 	write(t, filepath.Join(runDir, "events.jsonl"), strings.Join(events, "\n")+"\n")
 	write(t, filepath.Join(runDir, "stdout.txt"), strings.Repeat("x", 70<<10)+"done\n")
 	write(t, filepath.Join(runDir, "stderr.log"), "")
+}
+
+// writeSummary writes latest.json for a `pome run` of two trials of one
+// task in sandbox sid, the first passing.
+func writeSummary(t *testing.T, dir, slug, sid, pass, fail string) {
+	t.Helper()
+	sum := task.Summary{Agent: "sh agent.sh", ExitCode: 1, Tasks: []task.TaskSummary{{Task: "Bug triage", Slug: slug, K: 2, Passed: 1,
+		PassAt1: 0.5, PassPowK: 0, Trials: []task.TrialSummary{{RunID: pass, SessionID: sid, State: "pass"}, {RunID: fail, SessionID: sid, State: "fail"}}}}}
+	if err := task.WriteSummary(dir, &sum); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func twinsEvidence(seqs []int64, paths []string) twins.Evidence {
@@ -311,18 +322,15 @@ func TestRunsListAndDetail(t *testing.T) {
 	seed := `{"repos":[{"name":"api","issues":[{"number":1,"labels":[]}]}]}`
 	final := `{"repos":[{"name":"api","issues":[{"number":1,"labels":["bug"]}]}]}`
 	row := `{"seq":1,"at":"2026-12-02T15:00:01Z","session_id":"ses_AAAAAAAAAAAAAAAA","twin":"github","transport":"rest","method":"POST","path":"/github/s/ses_AAAAAAAAAAAAAAAA/repos/acme/api/issues/1/labels","tool":"issue_write","status":200,"state_mutation":true,"request":{"query":{},"headers":{}},"response":{},"latency_us":10}`
-	writeRun(t, dir, "github-bug-triage", "20261202T150001.000Z-aaaaaa", 1, task.StatePass, seed, final, []string{row})
-	writeRun(t, dir, "github-bug-triage", "20261202T150002.000Z-bbbbbb", 2, task.StateFail, seed, seed, nil)
-	sum := task.Summary{Agent: "sh agent.sh", ExitCode: 1, Tasks: []task.TaskSummary{{Task: "Bug triage", Slug: "github-bug-triage", K: 2, Passed: 1,
-		PassAt1: 0.5, PassPowK: 0, Trials: []task.TrialSummary{{RunID: "20261202T150001.000Z-aaaaaa", State: "pass"}, {RunID: "20261202T150002.000Z-bbbbbb", State: "fail"}}}}}
-	if err := task.WriteSummary(dir, &sum); err != nil {
-		t.Fatal(err)
-	}
+	b := newBench(t, dir)
+	sid := b.create(b.keyA, "github").SessionID
+	writeRun(t, dir, "github-bug-triage", "20261202T150001.000Z-aaaaaa", 1, task.StatePass, sid, seed, final, []string{row})
+	writeRun(t, dir, "github-bug-triage", "20261202T150002.000Z-bbbbbb", 2, task.StateFail, sid, seed, seed, nil)
+	writeSummary(t, dir, "github-bug-triage", sid, "20261202T150001.000Z-aaaaaa", "20261202T150002.000Z-bbbbbb")
 	// Things that are not runs are skipped, not shown as broken ones.
 	os.MkdirAll(filepath.Join(dir, "empty-task", "not-a-run"), 0o755)
 	write(t, filepath.Join(dir, "stray.txt"), "x")
 
-	b := newBench(t, dir)
 	var list struct {
 		RunsDir string `json:"runs_dir"`
 		Latest  struct {
@@ -432,5 +440,82 @@ func TestRunsWithoutDirectory(t *testing.T) {
 	var e errorBody
 	if st := b.getJSON(b.keyA, "/ui/api/runs", &e); st != http.StatusNotFound || !strings.Contains(e.Error.Message, "--runs-dir") {
 		t.Fatalf("%d %+v", st, e)
+	}
+}
+
+// TestRunsAreScopedToTeam: two teams share the server's runs directory;
+// each sees only the runs made in its own sandboxes, cannot open the
+// other's by id, and gets latest.json only when it is its own run. A run
+// whose sandbox the server does not know is nobody's.
+func TestRunsAreScopedToTeam(t *testing.T) {
+	dir := t.TempDir()
+	b := newBench(t, dir)
+	sidA := b.create(b.keyA, "github").SessionID
+	sidB := b.create(b.keyB, "github").SessionID
+	doc := `{"repos":[]}`
+	writeRun(t, dir, "task-a", "20261202T150001.000Z-aaaaaa", 1, task.StatePass, sidA, doc, doc, nil)
+	writeRun(t, dir, "shared", "20261202T150002.000Z-aaaaaa", 1, task.StatePass, sidA, doc, doc, nil)
+	writeRun(t, dir, "shared", "20261202T150003.000Z-bbbbbb", 1, task.StateFail, sidB, doc, doc, nil)
+	writeRun(t, dir, "task-b", "20261202T150004.000Z-bbbbbb", 1, task.StateFail, sidB, doc, doc, nil)
+	writeRun(t, dir, "orphan", "20261202T150005.000Z-cccccc", 1, task.StatePass, "ses_AAAAAAAAAAAAAAAA", doc, doc, nil)
+	writeSummary(t, dir, "task-b", sidB, "20261202T150004.000Z-bbbbbb", "20261202T150004.000Z-bbbbbb")
+
+	type listing struct {
+		Latest json.RawMessage `json:"latest"`
+		Tasks  []struct {
+			Slug  string `json:"slug"`
+			Total int    `json:"total"`
+			Runs  []struct {
+				RunID     string `json:"run_id"`
+				SessionID string `json:"session_id"`
+			} `json:"runs"`
+		} `json:"tasks"`
+	}
+	seen := func(key string) (map[string]int, json.RawMessage) {
+		var l listing
+		if st := b.getJSON(key, "/ui/api/runs", &l); st != http.StatusOK {
+			t.Fatalf("runs: %d", st)
+		}
+		got := map[string]int{}
+		for _, tk := range l.Tasks {
+			got[tk.Slug] = tk.Total
+			for _, r := range tk.Runs {
+				if r.SessionID != map[string]string{b.keyA: sidA, b.keyB: sidB}[key] {
+					t.Errorf("run %s/%s of sandbox %s listed", tk.Slug, r.RunID, r.SessionID)
+				}
+			}
+		}
+		return got, l.Latest
+	}
+	gotA, latestA := seen(b.keyA)
+	if len(gotA) != 2 || gotA["task-a"] != 1 || gotA["shared"] != 1 {
+		t.Errorf("team a sees %v", gotA)
+	}
+	if string(latestA) != "null" {
+		t.Errorf("team a sees team b's latest run: %s", latestA)
+	}
+	gotB, latestB := seen(b.keyB)
+	if len(gotB) != 2 || gotB["task-b"] != 1 || gotB["shared"] != 1 {
+		t.Errorf("team b sees %v", gotB)
+	}
+	if !strings.Contains(string(latestB), sidB) {
+		t.Errorf("team b does not see its latest run: %s", latestB)
+	}
+
+	for _, c := range []struct{ key, path string }{
+		{b.keyA, "/ui/api/runs/task-b/20261202T150004.000Z-bbbbbb"},
+		{b.keyA, "/ui/api/runs/shared/20261202T150003.000Z-bbbbbb"},
+		{b.keyB, "/ui/api/runs/task-a/20261202T150001.000Z-aaaaaa"},
+		{b.keyA, "/ui/api/runs/orphan/20261202T150005.000Z-cccccc"},
+		{b.keyB, "/ui/api/runs/orphan/20261202T150005.000Z-cccccc"},
+	} {
+		var e errorBody
+		// Answered as a run that does not exist: no oracle for the ids.
+		if st := b.getJSON(c.key, c.path, &e); st != http.StatusNotFound || e.Error.Message != "no run "+strings.TrimPrefix(c.path, "/ui/api/runs/") {
+			t.Errorf("%s: %d %+v", c.path, st, e)
+		}
+	}
+	if st := b.getJSON(b.keyA, "/ui/api/runs/shared/20261202T150002.000Z-aaaaaa", nil); st != http.StatusOK {
+		t.Errorf("team a's own run: %d", st)
 	}
 }
