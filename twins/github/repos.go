@@ -139,7 +139,7 @@ func (v *view) repository(r *Repo) APIRepository {
 		}
 	}
 	for _, x := range v.w.Repos {
-		if x.Parent == r.FullName() {
+		if x.Parent == r.FullName() && v.w.visible(x) {
 			forks++
 		}
 	}
@@ -172,23 +172,12 @@ func (v *view) repository(r *Repo) APIRepository {
 	}
 	if r.Parent != "" {
 		owner, name, _ := strings.Cut(r.Parent, "/")
-		if p, _ := v.w.repoIndex(owner, name); p != nil {
+		// A parent the user may not see is left out, not named.
+		if p, err := v.w.repo(owner, name); err == nil {
 			out.Parent, out.Source = v.repoSummary(p), v.repoSummary(p)
 		}
 	}
 	return out
-}
-
-func (w *World) orgMember(org, login string) bool {
-	o := w.org(org)
-	return o != nil && containsFold(o.Members, login)
-}
-
-// visible reports whether the authenticated user can see the repository:
-// public repositories, and private ones it owns, collaborates on or whose
-// organization it belongs to. Hidden repositories are 404s, as on GitHub.
-func (w *World) visible(r *Repo) bool {
-	return !r.Private || r.isCollaborator(w.Me) || w.orgMember(r.Owner, w.Me)
 }
 
 var getRepository = twins.New(twins.Spec{
@@ -198,8 +187,8 @@ var getRepository = twins.New(twins.Spec{
 	Bindings:    []twins.Binding{{Method: "GET", Path: "/repos/{owner}/{repo}"}},
 }, func(ctx context.Context, w *World, in RepoRef) (APIRepository, error) {
 	r, err := w.repo(in.Owner, in.Repo)
-	if err != nil || !w.visible(r) {
-		return APIRepository{}, notFound("repository %s/%s not found", in.Owner, in.Repo)
+	if err != nil {
+		return APIRepository{}, err
 	}
 	return newView(ctx, w).repository(r), nil
 })
@@ -239,10 +228,7 @@ var listRepositories = twins.New(twins.Spec{
 		path = "/users/" + in.Username + "/repos"
 	}
 	var repos []*Repo
-	for _, r := range w.Repos {
-		if !w.visible(r) {
-			continue
-		}
+	for _, r := range w.visibleRepos() {
 		switch {
 		case in.Org != "":
 			if !strings.EqualFold(r.Owner, in.Org) {
@@ -438,14 +424,20 @@ var forkRepository = twins.New(twins.Spec{
 	Bindings:    []twins.Binding{{Method: "POST", Path: "/repos/{owner}/{repo}/forks", Status: 202}},
 }, func(ctx context.Context, w *World, in ForkIn) (APIRepository, error) {
 	src, err := w.repo(in.Owner, in.Repo)
-	if err != nil || !w.visible(src) {
-		return APIRepository{}, notFound("repository %s/%s not found", in.Owner, in.Repo)
+	if err != nil {
+		return APIRepository{}, err
 	}
 	owner := w.Me
 	if in.Organization != "" {
 		o := w.org(in.Organization)
 		if o == nil {
 			return APIRepository{}, notFound("organization %s not found", in.Organization)
+		}
+		// As for create_repository: only a member may fork into an
+		// organization, which also keeps its hidden repositories' names
+		// from answering "name already exists".
+		if !containsFold(o.Members, w.Me) {
+			return APIRepository{}, twins.Errorf(twins.Forbidden, "forbidden", "%s is not a member of %s", w.Me, o.Login)
 		}
 		owner = o.Login
 	}

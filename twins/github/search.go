@@ -201,8 +201,7 @@ func scope(w *World, terms []term) ([]*Repo, error) {
 	}
 	for _, full := range repos {
 		owner, name, _ := strings.Cut(full, "/")
-		r, _ := w.repoIndex(owner, name)
-		if r == nil || !w.visible(r) {
+		if _, err := w.repo(owner, name); err != nil {
 			return nil, searchInvalid(unsearchable)
 		}
 	}
@@ -212,10 +211,7 @@ func scope(w *World, terms []term) ([]*Repo, error) {
 		}
 	}
 	var out []*Repo
-	for _, r := range w.Repos {
-		if !w.visible(r) {
-			continue
-		}
+	for _, r := range w.visibleRepos() {
 		if len(repos) > 0 || len(owners) > 0 {
 			in := false
 			for _, full := range repos {

@@ -305,7 +305,10 @@ func (w *World) org(login string) *Org {
 	return nil
 }
 
-// repoIndex finds a repository and its index (for state paths).
+// repoIndex finds a repository and its index (for state paths) whoever may
+// see it. It is for the seed, the checks and uniqueness of names; action
+// handlers look repositories up with repo and list them with visibleRepos,
+// which hide what the authenticated user may not see.
 func (w *World) repoIndex(owner, name string) (*Repo, int) {
 	for i, r := range w.Repos {
 		if strings.EqualFold(r.Owner, owner) && strings.EqualFold(r.Name, name) {
@@ -315,13 +318,41 @@ func (w *World) repoIndex(owner, name string) (*Repo, int) {
 	return nil, -1
 }
 
-// repo returns the repository or GitHub's 404.
+// repo returns the repository if the authenticated user may see it, or
+// GitHub's 404 — the same 404 whether it does not exist or is hidden, as on
+// GitHub, so that a private repository's existence does not leak. It is
+// the one lookup action handlers use.
 func (w *World) repo(owner, name string) (*Repo, error) {
 	r, _ := w.repoIndex(owner, name)
-	if r == nil {
+	if r == nil || !w.visible(r) {
 		return nil, notFound("repository %s/%s not found", owner, name)
 	}
 	return r, nil
+}
+
+// visibleRepos returns the repositories the authenticated user may see,
+// in state order: what every list and search starts from.
+func (w *World) visibleRepos() []*Repo {
+	out := make([]*Repo, 0, len(w.Repos))
+	for _, r := range w.Repos {
+		if w.visible(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// visible reports whether the authenticated user can see the repository:
+// public repositories, and private ones it owns, collaborates on or whose
+// organization it belongs to (every member of an organization reads its
+// repositories, GitHub's default base permission).
+func (w *World) visible(r *Repo) bool {
+	return !r.Private || r.isCollaborator(w.Me) || w.orgMember(r.Owner, w.Me)
+}
+
+func (w *World) orgMember(org, login string) bool {
+	o := w.org(org)
+	return o != nil && containsFold(o.Members, login)
 }
 
 // issueIndex finds an issue or pull request by number, and its index (for

@@ -129,6 +129,11 @@ func (w *World) checkChannelName(name string, self *Channel) error {
 	}
 	for _, c := range w.Channels {
 		if c != self && c.Name == name && (c.Type == TypePublic || c.Type == TypePrivate) {
+			// Slack says name_taken for a private channel the caller is
+			// not in too, but names no channel it may not see.
+			if !c.visibleTo(w.AuthUser) {
+				return twins.Errorf(twins.Conflict, "name_taken", "A channel named %q already exists.", name).WithField("name")
+			}
 			return twins.Errorf(twins.Conflict, "name_taken", "A channel named %q already exists (%s).", name, c.ID).WithField("name")
 		}
 	}
