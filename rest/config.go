@@ -39,6 +39,13 @@ type Config struct {
 	MaxTapeRows int64
 	// RateLimits is requests per minute per sandbox for each twin (0: off).
 	RateLimits map[string]int
+	// BodyTimeout is how long a request's body may take to arrive (default
+	// 30s); WriteTimeout how long an answer, or each event of a stream,
+	// may take to leave (default 60s); IdleTimeout how long a keep-alive
+	// connection may wait for its next request (default 60s).
+	BodyTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxConns is how many connections are served at once (default 4096).
+	MaxConns int
 	// Pprof mounts net/http/pprof at /debug/pprof/.
 	Pprof bool
 	// RunsDir is where `pome run` writes run directories; the dashboard
@@ -72,5 +79,17 @@ func (c *Config) Defaults() {
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 10 << 20
+	}
+	if c.BodyTimeout <= 0 {
+		c.BodyTimeout = defaultBodyTimeout
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = defaultWriteTimeout
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = defaultIdleTimeout
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = defaultMaxConns
 	}
 }

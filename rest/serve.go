@@ -50,7 +50,8 @@ func Run(ctx context.Context, cfg Config, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	ln = newLimitListener(ln, cfg.MaxConns)
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: cfg.IdleTimeout}
 	fmt.Fprintf(out, "Pome serving %d twins on %s (store: %s, public URL %s)\n", len(reg.All()), ln.Addr(), kind, cfg.PublicURL)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -75,6 +75,7 @@ func (s *Server) log() *slog.Logger {
 // to the data plane: no other route can match /{twin}/s/…, and the router
 // would only have tried each of them first.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.setDeadlines(w, r)
 	if twin, _, _, ok := splitDataPath(r.URL.Path); ok {
 		if _, known := s.Registry.Get(twin); known {
 			s.dp.ServeHTTP(w, r)

@@ -143,6 +143,9 @@ func (s *Server) followTape(w http.ResponseWriter, r *http.Request, sb *session.
 			fl.Flush()
 			return
 		}
+		if len(rows) > 0 {
+			s.extendWrite(w)
+		}
 		for _, row := range rows {
 			// Rows are paged by position: seq N is the Nth row.
 			after++
@@ -153,6 +156,7 @@ func (s *Server) followTape(w http.ResponseWriter, r *http.Request, sb *session.
 			keepAlive = time.Now()
 			continue
 		} else if time.Since(keepAlive) > 15*time.Second {
+			s.extendWrite(w)
 			fmt.Fprint(w, ": keep-alive\n\n")
 			fl.Flush()
 			keepAlive = time.Now()

@@ -79,6 +79,13 @@ func (a *App) newServeCmd() *cobra.Command {
 	bindKey(f, "gc-heap-floor", keyGCHeapFloor)
 	f.Bool("state-deltas", false, "tape what each call changed in its twin's state, for the dashboard (env POME_STATE_DELTAS; costs a diff per write)")
 	bindKey(f, "state-deltas", keyStateDeltas)
+	f.Duration("body-timeout", 30*time.Second, "how long a request body may take to arrive (env POME_BODY_TIMEOUT)")
+	f.Duration("write-timeout", 60*time.Second, "how long an answer, or each event of a followed tape, may take to leave (env POME_WRITE_TIMEOUT)")
+	f.Duration("idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request (env POME_IDLE_TIMEOUT)")
+	f.Int("max-conns", 4096, "connections served at once; more wait to be accepted (env POME_MAX_CONNS)")
+	for flag, key := range connKeys {
+		bindKey(f, flag, key)
+	}
 	for flag, key := range map[string]string{
 		"addr": keyAddr, "public-url": keyPublicURL, "redis-url": keyRedisURL,
 		"ttl": keyTTL, "retention": keyRetention, "max-twins": keyMaxTwins,
@@ -87,6 +94,35 @@ func (a *App) newServeCmd() *cobra.Command {
 		bindKey(f, flag, key)
 	}
 	return cmd
+}
+
+// connKeys are the config keys of the connection limits, by flag.
+var connKeys = map[string]string{
+	"body-timeout": "body_timeout", "write-timeout": "write_timeout",
+	"idle-timeout": "idle_timeout", "max-conns": "max_conns",
+}
+
+// connLimits reads the connection limits into cfg.
+func connLimits(v *viper.Viper, cfg *rest.Config) error {
+	for _, d := range []struct {
+		key string
+		to  *time.Duration
+	}{{"body_timeout", &cfg.BodyTimeout}, {"write_timeout", &cfg.WriteTimeout}, {"idle_timeout", &cfg.IdleTimeout}} {
+		v.BindEnv(d.key, "POME_"+strings.ToUpper(d.key))
+		var err error
+		if *d.to, err = durationKey(v, d.key); err != nil {
+			return err
+		}
+	}
+	v.BindEnv("max_conns", "POME_MAX_CONNS")
+	if v.IsSet("max_conns") {
+		n, err := positiveInt(v, "max_conns")
+		if err != nil {
+			return err
+		}
+		cfg.MaxConns = n
+	}
+	return nil
 }
 
 // keyRunsDir is the config key of --runs-dir.
@@ -150,6 +186,9 @@ func ServeConfig(v *viper.Viper, fileRaw map[string]any) (rest.Config, error) {
 	v.BindEnv(keyRunsDir, "POME_RUNS_DIR")
 	if cfg.RunsDir = strings.TrimSpace(v.GetString(keyRunsDir)); cfg.RunsDir == "" {
 		cfg.RunsDir = "runs"
+	}
+	if err := connLimits(v, &cfg); err != nil {
+		return cfg, err
 	}
 	v.BindEnv(keyStateDeltas, "POME_STATE_DELTAS")
 	if v.IsSet(keyStateDeltas) {

@@ -76,7 +76,8 @@ func TestServeDefaults(t *testing.T) {
 	}
 	cfg.Logger = nil
 	want := rest.Config{Addr: "127.0.0.1:7070", PublicURL: "http://127.0.0.1:7070", TTL: 30 * time.Minute,
-		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs"}
+		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs",
+		BodyTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxConns: 4096}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)
 	}
@@ -92,7 +93,8 @@ func TestServeFlags(t *testing.T) {
 	}
 	cfg.Logger = nil
 	want := rest.Config{Addr: "0.0.0.0:8080", PublicURL: "https://pome.example.com", RedisURL: "redis://localhost:6379/0",
-		TTL: time.Hour, Retention: 2 * time.Hour, MaxTwins: 2, SandboxQuota: 5, MaxBodyBytes: 1024, Pprof: true, RunsDir: "/srv/pome-runs"}
+		TTL: time.Hour, Retention: 2 * time.Hour, MaxTwins: 2, SandboxQuota: 5, MaxBodyBytes: 1024, Pprof: true, RunsDir: "/srv/pome-runs",
+		BodyTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxConns: 4096}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("flags\n got %+v\nwant %+v", cfg, want)
 	}
@@ -202,7 +204,8 @@ func TestShippedConfigs(t *testing.T) {
 	}
 	cfg.Logger = nil
 	want := rest.Config{Addr: "127.0.0.1:7070", PublicURL: "http://127.0.0.1:7070", TTL: 30 * time.Minute,
-		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs", MaxTapeRows: 100_000}
+		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs", MaxTapeRows: 100_000,
+		BodyTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxConns: 4096}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("configs/pome.yaml\n got %+v\nwant %+v", cfg, want)
 	}
