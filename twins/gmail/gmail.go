@@ -15,6 +15,12 @@
 // internalDate comes from the sandbox clock. Mail sent to the address of
 // another mailbox of the sandbox is delivered there (INBOX, UNREAD).
 //
+// The token reads only its own mailbox: every method takes userId "me" or
+// the authenticated user's address, and any other address — another
+// mailbox of the sandbox or none — is Gmail's 403 "Delegation denied for
+// <me>", the same for both, changing nothing. TestNothingHiddenIsVisible in
+// twins/all walks every method against another mailbox.
+//
 // # Seed
 //
 // The seed document is decoded strictly (unknown keys, wrong types and

@@ -14,7 +14,15 @@
 // auth_user ("pome-agent" by default). Like a Slack bot token it reads and
 // posts only in conversations that user is a member of (not_in_channel
 // otherwise) and does not see private conversations it is not in
-// (channel_not_found).
+// (channel_not_found): a private channel, a DM or a group DM it is not a
+// member of answers channel_not_found to every method that names it, the
+// same as a channel that does not exist, and changes nothing; lists and
+// searches (conversations.list, users.conversations, search.messages,
+// reactions.list, files.list, …) leave out such conversations, their
+// messages and the files shared only there. Creating a channel whose name
+// a hidden private channel holds is name_taken, as in Slack, without
+// naming it. TestNothingHiddenIsVisible in twins/all walks every method
+// against each kind of hidden conversation.
 //
 // # Seed
 //

@@ -3,6 +3,11 @@
 // over MCP with the Stripe agent toolkit's tool names (create_customer,
 // create_payment_intent, create_refund, list_customers, …).
 //
+// The world is one account's test mode: there is no Connect (no
+// Stripe-Account header, no other accounts) and no live mode, so every
+// object in it belongs to the caller's key and nothing is hidden from it;
+// the seed refuses keys that would say otherwise.
+//
 // # Base URLs
 //
 // Stripe's SDKs route by the request path and expect /v1/… at the root of
