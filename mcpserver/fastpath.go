@@ -35,6 +35,7 @@ type fastPath struct {
 	// serverInfo is the _meta of a 2026 result, encoded.
 	serverInfo []byte
 	lists      listCache
+	origins    *Origins
 }
 
 // FastPath can be turned off to send every request through the SDK; tests
@@ -274,6 +275,9 @@ func ToolCall(tw *twins.Twin, r *http.Request, body []byte) (read, write bool) {
 }
 
 func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.checkOrigin(w, r) {
+		return
+	}
 	if r.Method != http.MethodPost {
 		f.sdk.ServeHTTP(w, r)
 		return

@@ -25,7 +25,7 @@ var Version = "dev"
 type ErrorBody func(tw *twins.Twin, e *twins.Error) (status int, body any)
 
 // New returns the MCP handler of one twin.
-func New(m *session.Manager, tw *twins.Twin, errBody ErrorBody, maxBody int64) http.Handler {
+func New(m *session.Manager, tw *twins.Twin, errBody ErrorBody, maxBody int64, origins *Origins) http.Handler {
 	srv := Server(m, tw, errBody)
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
@@ -39,7 +39,7 @@ func New(m *session.Manager, tw *twins.Twin, errBody ErrorBody, maxBody int64) h
 	if err != nil {
 		panic(err)
 	}
-	return &fastPath{m: m, tw: tw, errBody: errBody, maxBody: maxBody, sdk: sdk, serverInfo: serverInfo}
+	return &fastPath{m: m, tw: tw, errBody: errBody, maxBody: maxBody, sdk: sdk, serverInfo: serverInfo, origins: origins}
 }
 
 // implementation is how a twin's MCP server names itself.

@@ -46,6 +46,9 @@ type Config struct {
 	BodyTimeout, WriteTimeout, IdleTimeout time.Duration
 	// MaxConns is how many connections are served at once (default 4096).
 	MaxConns int
+	// AllowedOrigins are the browser origins, beside PublicURL's and
+	// loopback's, whose pages may call the MCP endpoints ("*": any).
+	AllowedOrigins []string
 	// Pprof mounts net/http/pprof at /debug/pprof/.
 	Pprof bool
 	// RunsDir is where `pome run` writes run directories; the dashboard

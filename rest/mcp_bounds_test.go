@@ -183,3 +183,43 @@ func TestMCPBodyStrict(t *testing.T) {
 		t.Fatalf("the oversized call's row: %+v", rows[len(rows)-1])
 	}
 }
+
+// TestMCPOrigin: a browser page from an origin that is not the server's,
+// loopback's or configured is refused (the MCP transport's guard against
+// DNS rebinding), and changes nothing; clients without an Origin, local
+// pages and configured origins are served.
+func TestMCPOrigin(t *testing.T) {
+	s := startReal(t, rest.Config{AllowedOrigins: []string{"https://app.example.com"}}, nil)
+	c := s.create(t, s.KeyA, "github")
+	url := c.PerTwin["github"].MCPURL
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	before := s.state(t, s.KeyA, c.SessionID, "github")
+	for origin, want := range map[string]int{
+		"":                        200,
+		s.URL:                     200,
+		"http://localhost:6274":   200,
+		"http://127.0.0.1:9999":   200,
+		"https://app.example.com": 200,
+		"http://evil.test":        403,
+		"http://evil.test:" + strings.TrimPrefix(s.URL[strings.LastIndex(s.URL, ":"):], ":"): 403,
+		"null": 403,
+	} {
+		for _, body := range []string{list, createIssueCall} {
+			hdr := mcpHeaders(c.AgentToken, "2025-11-25")
+			if origin != "" {
+				hdr["Origin"] = origin
+			}
+			st, _, b := do(t, "POST", url, hdr, body)
+			if st != want {
+				t.Errorf("Origin %q: %d %.200s", origin, st, b)
+			}
+			if want == 403 && !strings.Contains(string(b), "Origin not allowed") {
+				t.Errorf("Origin %q: %s", origin, b)
+			}
+		}
+	}
+	after := s.state(t, s.KeyA, c.SessionID, "github")
+	if strings.Count(after, "from MCP")-strings.Count(before, "from MCP") != 5 {
+		t.Fatalf("want the 5 allowed creates applied, and no refused one")
+	}
+}

@@ -43,6 +43,7 @@ type Server struct {
 	Grader GraderFunc
 
 	cfg     Config
+	origins *mcpserver.Origins
 	handler http.Handler
 	dp      *dataPlane
 	limits  *rateLimiter
@@ -57,6 +58,7 @@ func NewServer(cfg Config, reg *twins.Registry, store session.Store, teams *sess
 		SandboxQuota: cfg.SandboxQuota, PublicURL: cfg.PublicURL, StateDeltas: cfg.StateDeltas,
 	}, nil)
 	s.limits = newRateLimiter(cfg.RateLimits)
+	s.origins = mcpserver.NewOrigins(cfg.PublicURL, cfg.AllowedOrigins)
 	if DefaultGrader != nil {
 		s.Grader = DefaultGrader(reg)
 	}
@@ -127,7 +129,7 @@ func (s *Server) routes() http.Handler {
 }
 
 func (s *Server) mcpHandler(tw *twins.Twin) http.Handler {
-	return mcpserver.New(s.Manager, tw, twinErrorBody, s.cfg.MaxBodyBytes)
+	return mcpserver.New(s.Manager, tw, twinErrorBody, s.cfg.MaxBodyBytes, s.origins)
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {

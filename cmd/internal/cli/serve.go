@@ -83,6 +83,7 @@ func (a *App) newServeCmd() *cobra.Command {
 	f.Duration("write-timeout", 60*time.Second, "how long an answer, or each event of a followed tape, may take to leave (env POME_WRITE_TIMEOUT)")
 	f.Duration("idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request (env POME_IDLE_TIMEOUT)")
 	f.Int("max-conns", 4096, "connections served at once; more wait to be accepted (env POME_MAX_CONNS)")
+	f.StringSlice("allowed-origin", nil, "a browser origin, beside the public URL's and loopback's, whose pages may call MCP endpoints; repeatable, * for any (env POME_ALLOWED_ORIGINS, comma-separated)")
 	for flag, key := range connKeys {
 		bindKey(f, flag, key)
 	}
@@ -100,9 +101,10 @@ func (a *App) newServeCmd() *cobra.Command {
 var connKeys = map[string]string{
 	"body-timeout": "body_timeout", "write-timeout": "write_timeout",
 	"idle-timeout": "idle_timeout", "max-conns": "max_conns",
+	"allowed-origin": "allowed_origins",
 }
 
-// connLimits reads the connection limits into cfg.
+// connLimits reads the connection limits and the allowed origins into cfg.
 func connLimits(v *viper.Viper, cfg *rest.Config) error {
 	for _, d := range []struct {
 		key string
@@ -121,6 +123,14 @@ func connLimits(v *viper.Viper, cfg *rest.Config) error {
 			return err
 		}
 		cfg.MaxConns = n
+	}
+	v.BindEnv("allowed_origins", "POME_ALLOWED_ORIGINS")
+	for _, o := range v.GetStringSlice("allowed_origins") {
+		for _, part := range strings.Split(o, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				cfg.AllowedOrigins = append(cfg.AllowedOrigins, part)
+			}
+		}
 	}
 	return nil
 }
