@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/pomehq/pome/twins"
@@ -47,14 +48,22 @@ func buildInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (jso
 		}
 		switch {
 		case b.Body != "":
-			if mt == "application/json" || (mt == "" && json.Valid(r.body)) {
+			if schemaType(schema.Properties[b.Body]) == "string" && mt != "application/json" && (mt != "" || !json.Valid(r.body)) {
+				// A media upload (Gmail's message/rfc822): the body is
+				// the value, as sent.
+				args[b.Body] = string(r.body)
+			} else {
+				// Any other whole-body value is JSON whatever the content
+				// type says, as GitHub reads it: text that is not JSON is
+				// refused, never taken as the value.
+				if err := checkUTF8(r.body); err != nil {
+					return nil, err
+				}
 				var v any
 				if err := json.Unmarshal(r.body, &v); err != nil {
 					return nil, twins.Errorf(twins.Invalid, "invalid_json", "Problems parsing JSON: %v", err)
 				}
 				args[b.Body] = v
-			} else {
-				args[b.Body] = string(r.body)
 			}
 			typed[b.Body] = true
 		case mt == "application/x-www-form-urlencoded":
@@ -73,6 +82,9 @@ func buildInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (jso
 			// JSON is what GitHub, Slack and Google clients send, often
 			// without a content type. Values stay raw: they are encoded
 			// again below exactly as sent, and decoded once, by the action.
+			if err := checkUTF8(r.body); err != nil {
+				return nil, err
+			}
 			var raw map[string]json.RawMessage
 			if json.Unmarshal(r.body, &raw) == nil && raw != nil {
 				for k, v := range raw {
@@ -137,6 +149,16 @@ func buildInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (jso
 		}
 	}
 	return json.Marshal(args)
+}
+
+// checkUTF8 refuses a JSON body that is not UTF-8, as the vendors do
+// (GitHub: 400 "Problems parsing JSON"); encoding/json would read its
+// invalid bytes as U+FFFD and store text the client never sent.
+func checkUTF8(body []byte) error {
+	if utf8.Valid(body) {
+		return nil
+	}
+	return twins.Errorf(twins.Invalid, "invalid_json", "Problems parsing JSON: the body is not valid UTF-8")
 }
 
 // ignorableParam: credentials sent as fields are authentication, not input.
