@@ -49,7 +49,8 @@ type Config struct {
 	// AllowedOrigins are the browser origins, beside PublicURL's and
 	// loopback's, whose pages may call the MCP endpoints ("*": any).
 	AllowedOrigins []string
-	// Pprof mounts net/http/pprof at /debug/pprof/.
+	// Pprof mounts net/http/pprof at /debug/pprof/, behind a team API key
+	// (Authorization: Bearer or x-api-key) and without /cmdline.
 	Pprof bool
 	// RunsDir is where `pome run` writes run directories; the dashboard
 	// shows their verdicts ("" shows none).

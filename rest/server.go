@@ -114,12 +114,18 @@ func (s *Server) routes() http.Handler {
 	v1.MethodNotAllowedHandler = v1.NotFoundHandler
 
 	if s.cfg.Pprof {
-		r.HandleFunc("/debug/pprof/", pprof.Index)
-		r.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-		r.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		r.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		r.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		r.PathPrefix("/debug/pprof/").HandlerFunc(pprof.Index)
+		// Profiles take a team API key, as the control plane does: the
+		// listener may face a network. The command line is not served at
+		// all, since flags such as --redis-url carry passwords.
+		dbg := r.PathPrefix("/debug/pprof").Subrouter()
+		dbg.Use(s.withRequestID, s.teamAuth)
+		dbg.HandleFunc("/cmdline", func(w http.ResponseWriter, r *http.Request) {
+			writeControlError(w, r, &session.Error{Type: session.ErrNotFoundType, Message: "the command line is not served: it may hold secrets"})
+		})
+		dbg.HandleFunc("/profile", pprof.Profile)
+		dbg.HandleFunc("/symbol", pprof.Symbol)
+		dbg.HandleFunc("/trace", pprof.Trace)
+		dbg.PathPrefix("/").HandlerFunc(pprof.Index)
 	}
 
 	r.Handle("/ui", http.RedirectHandler(ui.Prefix, http.StatusMovedPermanently))

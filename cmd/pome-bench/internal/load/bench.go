@@ -163,7 +163,7 @@ func Bench(ctx context.Context, cfg Config) (*Report, error) {
 	opt := Options{Client: client, Concurrency: cfg.Concurrency, Duration: cfg.Duration, MaxRequests: cfg.MaxRequests}
 	probe := &memProbe{pid: cfg.ServerPID, client: client, logf: cfg.logf}
 	if cfg.ServerHeap {
-		probe.heapURL = pome.Server.String() + "/debug/pprof/heap?gc=1&debug=1"
+		probe.heapURL, probe.apiKey = pome.Server.String()+"/debug/pprof/heap?gc=1&debug=1", pome.APIKey
 	}
 	measure := func(sc Scenario, opt Options, warmup time.Duration) Result {
 		if warmup > 0 {

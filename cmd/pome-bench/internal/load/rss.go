@@ -35,8 +35,10 @@ type MemDelta struct {
 type memProbe struct {
 	pid     int
 	heapURL string
-	client  *http.Client
-	logf    func(string, ...any)
+	// apiKey opens /debug/pprof/, which takes a team API key.
+	apiKey string
+	client *http.Client
+	logf   func(string, ...any)
 }
 
 // memReading is one probe.
@@ -58,7 +60,7 @@ func (p *memProbe) read(ctx context.Context) memReading {
 		}
 	}
 	if p.heapURL != "" {
-		if m.heap, err = readLiveHeap(ctx, p.client, p.heapURL); err != nil {
+		if m.heap, err = readLiveHeap(ctx, p.client, p.heapURL, p.apiKey); err != nil {
 			p.logf("read server heap: %v", err)
 		} else {
 			m.heapOK = true
@@ -109,11 +111,12 @@ func ReadRSS(pid int) (int64, error) {
 // readLiveHeap asks a server's net/http/pprof for its heap profile after a
 // GC (gc=1) in text form, whose trailer carries runtime.MemStats; HeapAlloc
 // is then the live heap.
-func readLiveHeap(ctx context.Context, client *http.Client, u string) (int64, error) {
+func readLiveHeap(ctx context.Context, client *http.Client, u, apiKey string) (int64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return 0, err
 	}
+	req.Header.Set("Authorization", "Bearer "+apiKey)
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, err
