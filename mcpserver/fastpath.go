@@ -36,6 +36,7 @@ type fastPath struct {
 	serverInfo []byte
 	lists      listCache
 	origins    *Origins
+	element    func(w http.ResponseWriter, r *http.Request, body []byte)
 }
 
 // FastPath can be turned off to send every request through the SDK; tests
@@ -44,7 +45,8 @@ var FastPath = true
 
 // fastVersions are the protocol versions whose tools/call exchange the
 // fast path reproduces exactly.
-var fastVersions = map[string]bool{version2026: true, "2025-11-25": true, "2025-06-18": true, "2025-03-26": true}
+var fastVersions = map[string]bool{version2026: true, "2025-11-25": true, "2025-06-18": true, "2025-03-26": true,
+	"2024-11-05": true, "": true}
 
 // version2026 is the stateless protocol (SEP-2575): each call carries the
 // client's version and capabilities in params._meta and names its method
@@ -243,35 +245,29 @@ func fastCall(tw *twins.Twin, body []byte) (rpcRequest, twins.Action, bool) {
 }
 
 // ToolCall reports what the request, whose body is body, is when it is a
-// single JSON tools/call of one of tw's actions (decoded once, for both):
+// single JSON tools/call of one of tw's actions:
 //
 //   - read: the tool only reads, whichever protocol version and path (fast
 //     or the SDK's) answer it. The data plane serves such a call from the
 //     sandbox record it already holds, as it does a REST GET
 //     (session.Manager.AuthorizeRead), and holds its answer until its row
 //     is taped; a call it misjudges would only be refused and served again.
-//   - write: the tool may write and the fast path answers it, in the
-//     request's own goroutine, with one JSON body written once the call is
-//     done, so the data plane can hold the answer until the write is stored
-//     with its row (session.Manager.HoldWrites). The SDK's path may run a
-//     tool in a goroutine of its session that outlives the request, so a
-//     write it answers is not held.
+//   - write: the tool may write. The data plane holds the answer until the
+//     write is stored with its row (session.Manager.HoldWrites), whichever
+//     path answers it: both run the call and tape it before the handler
+//     returns (the SDK's path waits for the runs it started, passOn).
+//
+// A batch is neither: each of its requests is served as one of these on
+// its own (Options.Element).
 func ToolCall(tw *twins.Twin, r *http.Request, body []byte) (read, write bool) {
-	if r.Method != http.MethodPost {
+	if r.Method != http.MethodPost || !isJSON(r) {
 		return false, false
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		return false, false
-	}
-	req, a, ok := fastCall(tw, body)
+	_, a, ok := fastCall(tw, body)
 	if !ok {
 		return false, false
 	}
-	if a.Spec().Effect == twins.Read {
-		return true, false
-	}
-	_, fast := fastAnswers(r, req)
-	return false, fast
+	return a.Spec().Effect == twins.Read, a.Spec().Effect != twins.Read
 }
 
 func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -291,8 +287,12 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		TooLarge(f, w, r, body, f.maxBody)
 		return
 	}
-	f.serve(w, r, body, true)
+	f.serve(w, r, body, r.Context().Value(inBatchKey{}) == nil)
 }
+
+// inBatchKey marks the context of a batch's element: it may not be a
+// batch itself.
+type inBatchKey struct{}
 
 // serve answers one POST whose body has been read: on the fast path when
 // it can, else, once the body is known to be one JSON value and nothing

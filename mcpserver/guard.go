@@ -2,11 +2,14 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/pomehq/pome/session"
@@ -136,10 +139,14 @@ func (f *fastPath) serveBatch(w http.ResponseWriter, r *http.Request, body []byt
 			}
 			continue
 		}
-		sub := r.Clone(r.Context())
+		sub := r.Clone(context.WithValue(r.Context(), inBatchKey{}, true))
 		sub.ContentLength = int64(len(e))
 		rec := &bufferedAnswer{header: http.Header{}}
-		f.serve(rec, sub, e, false)
+		if f.element != nil {
+			f.element(rec, sub, e)
+		} else {
+			f.serve(rec, sub, e, false)
+		}
 		a := rec.element(id, isCall)
 		total += len(a)
 		if a != nil {
@@ -225,9 +232,49 @@ func (b *bufferedAnswer) element(id json.RawMessage, isCall bool) []byte {
 	return rpcError(id, codeInvalidRequest, msg)
 }
 
-// passOn hands a request whose body was already read to the SDK.
+// passOn hands a request whose body was already read to the SDK, and
+// returns only once every method it started for the request has ended.
+// The SDK runs methods in goroutines of its own, which can outlive the
+// request (a client that went away): a write such a run made after the
+// data plane settled the request would be stored without its tape row.
 func (f *fastPath) passOn(w http.ResponseWriter, r *http.Request, body []byte) {
+	t := &inflight{}
+	r = r.WithContext(context.WithValue(r.Context(), inflightKey{}, t))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	f.sdk.ServeHTTP(w, r)
+	t.close()
+}
+
+// inflight counts the methods the SDK runs for one request.
+type inflight struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+type inflightKey struct{}
+
+// errRequestEnded answers a method whose request ended before it started.
+var errRequestEnded = errors.New("the request ended before this call started; nothing was done")
+
+// enter reports whether a method may start: not once the request ended.
+func (t *inflight) enter() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	t.wg.Add(1)
+	return true
+}
+
+func (t *inflight) leave() { t.wg.Done() }
+
+// close lets no more methods start and waits for those running.
+func (t *inflight) close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.wg.Wait()
 }

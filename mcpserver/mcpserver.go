@@ -24,22 +24,38 @@ var Version = "dev"
 // an isError result carries the vendor's own message and code.
 type ErrorBody func(tw *twins.Twin, e *twins.Error) (status int, body any)
 
+// Options are how a twin's MCP handler answers what is not a tool's to
+// decide.
+type Options struct {
+	// ErrorBody renders a twin error in the vendor's shape.
+	ErrorBody ErrorBody
+	// MaxBody is the largest request body, in bytes.
+	MaxBody int64
+	// Origins are the browser origins allowed (nil: any).
+	Origins *Origins
+	// Element serves one request of a JSON-RPC batch (its body) as the
+	// server serves a request of its own, so that each is authorized,
+	// held and taped alone; nil serves it in place.
+	Element func(w http.ResponseWriter, r *http.Request, body []byte)
+}
+
 // New returns the MCP handler of one twin.
-func New(m *session.Manager, tw *twins.Twin, errBody ErrorBody, maxBody int64, origins *Origins) http.Handler {
-	srv := Server(m, tw, errBody)
+func New(m *session.Manager, tw *twins.Twin, o Options) http.Handler {
+	srv := Server(m, tw, o.ErrorBody)
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
-		MaxRequestBodyBytes: maxBody,
+		MaxRequestBodyBytes: o.MaxBody,
 		// The data plane already decided who may call; the sandbox URL may
-		// be reached through any public host name.
+		// be reached through any public host name (Origins guards against
+		// DNS rebinding instead).
 		DisableLocalhostProtection: true,
 	})
 	serverInfo, err := json.Marshal(mcp.Meta{metaServerInfo: implementation(tw)})
 	if err != nil {
 		panic(err)
 	}
-	return &fastPath{m: m, tw: tw, errBody: errBody, maxBody: maxBody, sdk: sdk, serverInfo: serverInfo, origins: origins}
+	return &fastPath{m: m, tw: tw, errBody: o.ErrorBody, maxBody: o.MaxBody, sdk: sdk, serverInfo: serverInfo, origins: o.Origins, element: o.Element}
 }
 
 // implementation is how a twin's MCP server names itself.
@@ -161,6 +177,14 @@ func recordMiddleware(m *session.Manager, tw *twins.Twin) mcp.Middleware {
 					*c, _ = json.Marshal(map[string]any{"result": res})
 				}
 				return res, err
+			}
+			// A request's run ends before its answer is settled: one that
+			// starts after (its request gone) runs nothing.
+			if t, _ := ctx.Value(inflightKey{}).(*inflight); t != nil {
+				if !t.enter() {
+					return nil, errRequestEnded
+				}
+				defer t.leave()
 			}
 			start := time.Now()
 			ctx, call := twins.WithCall(ctx)

@@ -36,7 +36,9 @@ func newDataPlane(s *Server) *dataPlane {
 	d := &dataPlane{srv: s, routers: map[string]*routeTable{}, mcp: map[string]http.Handler{}}
 	for _, tw := range s.Registry.All() {
 		d.routers[tw.Name] = d.twinRouter(tw)
-		d.mcp[tw.Name] = s.mcpHandler(tw)
+		d.mcp[tw.Name] = mcpserver.New(s.Manager, tw, mcpserver.Options{
+			ErrorBody: twinErrorBody, MaxBody: s.cfg.MaxBodyBytes, Origins: s.origins, Element: d.serveElement,
+		})
 	}
 	return d
 }
@@ -83,6 +85,28 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := extractToken(r, tw, body)
+	d.serveCall(w, r, tw, sid, rest, body, tooLarge, token)
+}
+
+// serveElement serves one request of an MCP batch as a call of its own:
+// authorized, held and retried on its own, so that a write in a batch is
+// stored with its row like any other, and a conflict serves again only
+// the request that met it.
+func (d *dataPlane) serveElement(w http.ResponseWriter, r *http.Request, body []byte) {
+	p := session.PrincipalFrom(r.Context())
+	if p == nil {
+		opaque404(w)
+		return
+	}
+	d.serveCall(w, r, p.Twin, p.Sandbox.ID, "/mcp", body, false, p.Token)
+}
+
+// serveCall serves one call once its body is read and its credential
+// found: authorized, and where the store asks for it served from the
+// record this process holds (a read) or held until stored with its row (a
+// write), and served again when either turns out stale.
+func (d *dataPlane) serveCall(w http.ResponseWriter, r *http.Request, tw *twins.Twin, sid, rest string, body []byte, tooLarge bool, token string) {
+	twinName := tw.Name
 	// A plain read may be served from the sandbox record this process
 	// already holds, checked when its row is taped (Manager.AuthorizeRead);
 	// its answer is held back until then, and thrown away for a second,

@@ -505,7 +505,10 @@ func TestRootPaths(t *testing.T) {
 func TestMCPFastPathMatchesSDK(t *testing.T) {
 	post := func(env *resttest.Env, version, body string) (int, http.Header, string) {
 		hdr := map[string]string{"Authorization": "Bearer " + env.AgentToken, "Content-Type": "application/json",
-			"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": version}
+			"Accept": "application/json, text/event-stream"}
+		if version != "" {
+			hdr["Mcp-Protocol-Version"] = version
+		}
 		if version == "2026-07-28" {
 			// The 2026 protocol names the method and the tool in headers.
 			var req struct {
@@ -537,6 +540,11 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 		// Arguments json.Marshal escapes: the row is marshalled, not built.
 		{"2026-07-28", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{` + meta2026 + `,"name":"create_note","arguments":{"text":"<b>bold</b> & more"}}}`},
 		{"2025-11-25", `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"_meta":{"progressToken":13},"name":"create_note","arguments":{"text":"<i>"}}}`},
+		// The oldest protocol, and none named (the SDK takes 2025-03-26).
+		{"2024-11-05", `{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"create_note","arguments":{"text":"old"}}}`},
+		{"2024-11-05", `{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"get_note","arguments":{"id":99}}}`},
+		{"", `{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"create_note","arguments":{"text":"none"}}}`},
+		{"", `{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"create_note","arguments":{"text":7}}}`},
 		// tools/list, kept after its first answer: each twice, the second
 		// from what was kept.
 		{"2025-11-25", `{"jsonrpc":"2.0","id":14,"method":"tools/list"}`},

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pomehq/pome/mcpserver"
 	"github.com/pomehq/pome/rest"
 	"github.com/pomehq/pome/rest/resttest"
 	"github.com/pomehq/pome/session"
@@ -296,8 +297,14 @@ func TestMCPReadOneRoundTrip(t *testing.T) {
 func TestReplicaHeldWriteServedAgain(t *testing.T) {
 	urls, key := startReplicas(t)
 	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
-	for _, transport := range []string{"rest", "mcp"} {
+	// mcp-sdk: the SDK's path (the fast path off); mcp-batch: the write as
+	// the one request of a JSON-RPC batch.
+	for _, transport := range []string{"rest", "mcp", "mcp-sdk", "mcp-batch"} {
 		t.Run(transport, func(t *testing.T) {
+			if transport == "mcp-sdk" {
+				mcpserver.FastPath = false
+				defer func() { mcpserver.FastPath = true }()
+			}
 			c := createOn(t, urls[0], key, "notes")
 			tok := c.ProviderCredentials["notes"].Token
 			api := func(i int) string { return urls[i] + "/notes/s/" + c.SessionID }
@@ -313,7 +320,15 @@ func TestReplicaHeldWriteServedAgain(t *testing.T) {
 			defer noteGates.Delete(text)
 			answer := make(chan string, 1)
 			go func() {
-				if transport == "mcp" {
+				if transport == "mcp-batch" {
+					call := `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"text":"` + text + `"}}}]`
+					hdr := map[string]string{"Authorization": "Bearer " + c.AgentToken, "Content-Type": "application/json",
+						"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2025-03-26"}
+					st, _, b := do(t, "POST", api(0)+"/mcp", hdr, call)
+					answer <- fmt.Sprintf("%d %s", st, b)
+					return
+				}
+				if transport != "rest" {
 					cs := resttest.ConnectMCP(t, api(0)+"/mcp", c.AgentToken)
 					out, isErr := resttest.CallTool(t, cs, "create_note", map[string]any{"text": text})
 					if isErr {
