@@ -134,10 +134,6 @@ func (s *Server) routes() http.Handler {
 	return r
 }
 
-func (s *Server) mcpHandler(tw *twins.Twin) http.Handler {
-	return mcpserver.New(s.Manager, tw, twinErrorBody, s.cfg.MaxBodyBytes, s.origins)
-}
-
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
