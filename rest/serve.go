@@ -84,8 +84,12 @@ func openStore(ctx context.Context, cfg Config) (session.Store, string, error) {
 		return nil, "", fmt.Errorf("cannot reach Redis at %s: %w", redactURL(cfg.RedisURL), err)
 	}
 	s := session.NewRedisStore(client, nil)
+	kind := "redis"
+	if strings.Contains(strings.ToLower(cfg.RedisURL), "+cluster://") {
+		kind = "redis cluster"
+	}
 	s.SetMaxTapeRows(cfg.MaxTapeRows)
-	return s, "redis", nil
+	return s, kind, nil
 }
 
 // redactURL hides a password in a Redis URL before it is printed.
