@@ -30,6 +30,11 @@ type Config struct {
 	// operator and hashed at start. Empty: a team "default" with one
 	// generated key, printed once.
 	Teams map[string][]string
+	// KeyFile keeps the generated key of team "default" (mode 0600) when
+	// Teams is empty, so that it survives restarts: created and printed
+	// on the first start, read back on later ones. "" makes a new key on
+	// every start.
+	KeyFile string
 	// StateDeltas tapes what each call changed in its twin's state
 	// (state_delta on the row, shown by the dashboard); it costs a diff of
 	// the world per write, so it is off by default.

@@ -18,8 +18,9 @@ import (
 // binary sets it to every twin Pome has.
 var DefaultRegistry func() *twins.Registry
 
-// Run builds the server from cfg, prints the generated team key to out when
-// no team is configured, and serves on cfg.Addr until ctx is done.
+// Run builds the server from cfg, gives team "default" a key when no team
+// is configured (see defaultTeamKeys), and serves on cfg.Addr until ctx is
+// done.
 func Run(ctx context.Context, cfg Config, out io.Writer) error {
 	cfg.Defaults()
 	reg := cfg.Registry
@@ -37,9 +38,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) error {
 
 	keys := cfg.Teams
 	if len(keys) == 0 {
-		key := session.NewAPIKey()
-		keys = map[string][]string{"default": {key}}
-		fmt.Fprintf(out, "No team keys configured: created team \"default\" with API key\n\n    %s\n\nIt is shown once. Use it with: pome login --server %s --api-key %s\n\n", key, cfg.PublicURL, key)
+		if keys, err = defaultTeamKeys(cfg, out); err != nil {
+			return err
+		}
 	}
 	teams, err := session.NewTeams(keys)
 	if err != nil {
@@ -84,12 +85,8 @@ func openStore(ctx context.Context, cfg Config) (session.Store, string, error) {
 		return nil, "", fmt.Errorf("cannot reach Redis at %s: %w", redactURL(cfg.RedisURL), err)
 	}
 	s := session.NewRedisStore(client, nil)
-	kind := "redis"
-	if strings.Contains(strings.ToLower(cfg.RedisURL), "+cluster://") {
-		kind = "redis cluster"
-	}
 	s.SetMaxTapeRows(cfg.MaxTapeRows)
-	return s, kind, nil
+	return s, "redis", nil
 }
 
 // redactURL hides a password in a Redis URL before it is printed.

@@ -110,14 +110,23 @@ func configPath(flagValue string) string {
 	if p := os.Getenv("POME_CONFIG"); p != "" {
 		return p
 	}
+	if dir := userDir(); dir != "" {
+		return filepath.Join(dir, "config.yaml")
+	}
+	return ""
+}
+
+// userDir is the user's Pome directory: $XDG_CONFIG_HOME/pome, else
+// ~/.config/pome; "" when no home directory is known.
+func userDir() string {
 	if dir := os.Getenv("XDG_CONFIG_HOME"); dir != "" && filepath.IsAbs(dir) {
-		return filepath.Join(dir, "pome", "config.yaml")
+		return filepath.Join(dir, "pome")
 	}
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
 		return ""
 	}
-	return filepath.Join(home, ".config", "pome", "config.yaml")
+	return filepath.Join(home, ".config", "pome")
 }
 
 // kv is one config key and the value to store under it.

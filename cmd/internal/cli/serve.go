@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -29,8 +30,11 @@ func (a *App) newServeCmd() *cobra.Command {
 		Long: "Run the control plane and every twin in one process on one address.\n\n" +
 			"Without --redis-url everything lives in memory. Team API keys come from\n" +
 			"POME_API_KEYS=team:pme_…,team2:pme_… or the config file's `teams:` map\n" +
-			"(team → list of keys); with neither, the server creates one key and prints\n" +
-			"it. The config file's `rate_limits:` map sets requests per minute per twin.",
+			"(team → list of keys); with neither, the server creates one key, prints it\n" +
+			"once and keeps it in --key-file (default ~/.config/pome/team-key, mode 0600),\n" +
+			"so that it still works after a restart; later starts say where it is kept\n" +
+			"and do not print it again. The config file's `rate_limits:` map sets\n" +
+			"requests per minute per twin.",
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			cfg, err := ServeConfig(a.v, a.fileRaw)
@@ -38,6 +42,9 @@ func (a *App) newServeCmd() *cobra.Command {
 				return err
 			}
 			cfg.Logger = slog.New(slog.NewTextHandler(a.Stderr, nil))
+			if cfg.KeyFile == "" && userDir() != "" {
+				cfg.KeyFile = filepath.Join(userDir(), defaultKeyFile)
+			}
 			floor, err := gcFloor(a.v)
 			if err != nil {
 				return err
@@ -64,7 +71,7 @@ func (a *App) newServeCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.String("addr", "127.0.0.1:7070", "listen address (env POME_ADDR)")
 	f.String("public-url", "", "base URL put in responses (env POME_PUBLIC_URL; default http:// + --addr)")
-	f.String("redis-url", "", "keep sandboxes, state and tapes in Redis: redis://host:port/db, rediss:// (TLS), or a Redis Cluster as redis+cluster://host:port,host:port (env POME_REDIS_URL; default in memory)")
+	f.String("redis-url", "", "keep sandboxes, state and tapes in Redis (env POME_REDIS_URL; default in memory)")
 	f.Duration("ttl", 30*time.Minute, "default sandbox lifetime (env POME_TTL)")
 	f.Duration("retention", 24*time.Hour, "how long a stopped sandbox stays readable (env POME_RETENTION)")
 	f.Int("max-twins", 3, "twins per sandbox (env POME_MAX_TWINS)")
@@ -79,6 +86,8 @@ func (a *App) newServeCmd() *cobra.Command {
 	bindKey(f, "gc-heap-floor", keyGCHeapFloor)
 	f.Bool("state-deltas", false, "tape what each call changed in its twin's state, for the dashboard (env POME_STATE_DELTAS; costs a diff per write)")
 	bindKey(f, "state-deltas", keyStateDeltas)
+	f.String("key-file", "", "with no team keys configured, where the generated key of team \"default\" is kept (mode 0600) and read back on restart (env POME_KEY_FILE; default "+defaultKeyFile+" in the user config directory, beside the config file of pome login)")
+	bindKey(f, "key-file", keyKeyFile)
 	f.Duration("body-timeout", 30*time.Second, "how long a request body may take to arrive (env POME_BODY_TIMEOUT)")
 	f.Duration("write-timeout", 60*time.Second, "how long an answer, or each event of a followed tape, may take to leave (env POME_WRITE_TIMEOUT)")
 	f.Duration("idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request (env POME_IDLE_TIMEOUT)")
@@ -144,6 +153,15 @@ const keyMaxTapeRows = "max_tape_rows"
 // keyStateDeltas is the config key of --state-deltas.
 const keyStateDeltas = "state_deltas"
 
+// keyKeyFile is the config key of --key-file; defaultKeyFile is the file's
+// name in the user's Pome directory, where `pome login` saves the same key
+// in config.yaml. It does not follow --config: a server's config file often
+// lives in a repository, and the key must not.
+const (
+	keyKeyFile     = "key_file"
+	defaultKeyFile = "team-key"
+)
+
 // keyGCHeapFloor is the config key of --gc-heap-floor.
 const keyGCHeapFloor = "gc_heap_floor"
 
@@ -200,6 +218,8 @@ func ServeConfig(v *viper.Viper, fileRaw map[string]any) (rest.Config, error) {
 	if err := connLimits(v, &cfg); err != nil {
 		return cfg, err
 	}
+	v.BindEnv(keyKeyFile, "POME_KEY_FILE")
+	cfg.KeyFile = strings.TrimSpace(v.GetString(keyKeyFile))
 	v.BindEnv(keyStateDeltas, "POME_STATE_DELTAS")
 	if v.IsSet(keyStateDeltas) {
 		if cfg.StateDeltas, err = cast.ToBoolE(v.Get(keyStateDeltas)); err != nil {

@@ -74,7 +74,7 @@ func TestServeDefaults(t *testing.T) {
 	if cfg.Logger == nil {
 		t.Error("no logger")
 	}
-	cfg.Logger = nil
+	cfg.Logger, cfg.KeyFile = nil, "" // the key file: TestServeKeyFileLocation
 	want := rest.Config{Addr: "127.0.0.1:7070", PublicURL: "http://127.0.0.1:7070", TTL: 30 * time.Minute,
 		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs",
 		BodyTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxConns: 4096}
@@ -91,7 +91,7 @@ func TestServeFlags(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("%+v", r)
 	}
-	cfg.Logger = nil
+	cfg.Logger, cfg.KeyFile = nil, "" // the key file: TestServeKeyFileLocation
 	want := rest.Config{Addr: "0.0.0.0:8080", PublicURL: "https://pome.example.com", RedisURL: "redis://localhost:6379/0",
 		TTL: time.Hour, Retention: 2 * time.Hour, MaxTwins: 2, SandboxQuota: 5, MaxBodyBytes: 1024, Pprof: true, RunsDir: "/srv/pome-runs",
 		BodyTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxConns: 4096}
@@ -202,7 +202,7 @@ func TestShippedConfigs(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("configs/pome.yaml: %+v", r)
 	}
-	cfg.Logger = nil
+	cfg.Logger, cfg.KeyFile = nil, "" // the key file: TestServeKeyFileLocation
 	want := rest.Config{Addr: "127.0.0.1:7070", PublicURL: "http://127.0.0.1:7070", TTL: 30 * time.Minute,
 		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs", MaxTapeRows: 100_000,
 		BodyTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxConns: 4096}
