@@ -75,21 +75,15 @@ func (f *fastPath) refuse(w http.ResponseWriter, r *http.Request, body []byte, t
 	if p == nil {
 		return
 	}
-	reqBody := tape.Truncate(tape.RedactJSON(body))
+	reqBody := tape.RedactJSON(body)
 	if tooLarge || !json.Valid(body) {
 		reqBody = tape.TruncatedBody(body, int(max(r.ContentLength, int64(len(body)))))
 	}
-	row := &tape.Row{
+	row := tape.NewRow(tape.Call{
 		At: p.Sandbox.Now(start), Twin: f.tw.Name, Transport: tape.TransportMCP,
-		Method: r.Method, Path: p.Path, Status: status,
-		Request: tape.Request{
-			Query:   map[string]string{},
-			Headers: tape.RedactHeaders(p.Header),
-			Body:    tape.Scrub(reqBody, p.Token),
-		},
-		Response:  tape.Response{Body: answer},
-		LatencyUS: time.Since(start).Microseconds(),
-	}
+		Method: r.Method, Path: p.Path, Status: status, Headers: p.Header,
+		RequestBody: reqBody, ResponseBody: answer, Latency: time.Since(start), Secret: p.Token,
+	})
 	_ = f.m.RecordIn(r.Context(), nil, p.Sandbox, row)
 }
 

@@ -207,34 +207,28 @@ func recordMiddleware(m *session.Manager, tw *twins.Twin) mcp.Middleware {
 // body already encoded (encodeToolResult).
 func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.Principal, call *twins.Call,
 	start time.Time, took time.Duration, slot *session.TapeSlot, method, tool string, params any, res mcp.Result, tapedBody []byte, err error) {
-	row := &tape.Row{
+	c := tape.Call{
 		At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportMCP,
 		Method: http.MethodPost, Path: p.Path, MCPMethod: method, Status: http.StatusOK,
-		StateMutation: call.Mutated(),
-		StateDelta:    tape.Scrub(tape.Truncate(call.Delta()), p.Token),
-		Request: tape.Request{
-			Query:   map[string]string{},
-			Headers: tape.RedactHeaders(p.Header),
-		},
-		LatencyUS: took.Microseconds(),
+		Mutated: call.Mutated(), Delta: call.Delta(), Headers: p.Header, Latency: took, Secret: p.Token,
 	}
 	if _, known := tw.Action(tool); known {
-		row.Tool = &tool
+		c.Tool = tool
 	}
 	if reqBody, ok := params.(tapedRequest); ok {
-		row.Request.Body = tape.Scrub(tape.Truncate(tape.RedactJSON(reqBody)), p.Token)
+		c.RequestBody = tape.RedactJSON(reqBody)
 	} else {
-		row.Request.Body = tape.Scrub(marshalRedacted(map[string]any{"jsonrpc": "2.0", "method": method, "params": params}), p.Token)
+		c.RequestBody = marshalRedacted(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
 	}
 	switch {
 	case err != nil:
-		row.Response.Body = marshalRedacted(map[string]any{"error": map[string]any{"message": err.Error()}})
+		c.ResponseBody = marshalRedacted(map[string]any{"error": map[string]any{"message": err.Error()}})
 	case tapedBody != nil:
-		row.Response.Body = tape.Scrub(tape.Truncate(tapedBody), p.Token)
+		c.ResponseBody = tapedBody
 	default:
 		if ctr, ok := res.(*mcp.CallToolResult); ok {
 			if _, b, ok := encodeToolResult(ctr); ok {
-				row.Response.Body = tape.Scrub(tape.Truncate(b), p.Token)
+				c.ResponseBody = b
 				break
 			}
 		}
@@ -245,9 +239,9 @@ func record(ctx context.Context, m *session.Manager, tw *twins.Twin, p *session.
 			cp.StructuredContent = nil
 			taped = &cp
 		}
-		b, _ := json.Marshal(map[string]any{"result": taped})
-		row.Response.Body = tape.Scrub(tape.Truncate(b), p.Token)
+		c.ResponseBody, _ = json.Marshal(map[string]any{"result": taped})
 	}
+	row := tape.NewRow(c)
 	// A tape append that fails must not fail the call the agent made; the
 	// store reports it through its own errors.
 	_ = m.RecordIn(ctx, slot, p.Sandbox, row)

@@ -340,24 +340,16 @@ func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *ht
 		defer slot.Abandon()
 		rec.Flush()
 	}
-	row := &tape.Row{
-		At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportREST,
-		Method: r.Method, Path: r.URL.Path, Status: rec.status, StateMutation: call.Mutated(),
-		Request: tape.Request{
-			Query:   tape.RedactQuery(r.URL.Query()),
-			Body:    tape.Scrub(requestBodyJSON(r.Header.Get("Content-Type"), body), p.Token),
-			Headers: tape.RedactHeaders(r.Header),
-		},
-		Response:   tape.Response{Body: tape.Scrub(rec.responseBody(), p.Token)},
-		LatencyUS:  took.Microseconds(),
-		StateDelta: tape.Scrub(tape.Truncate(call.Delta()), p.Token),
-	}
+	reqBody := requestBodyJSON(r.Header.Get("Content-Type"), body)
 	if tooLarge {
-		row.Request.Body = tape.Scrub(tape.TruncatedBody(body, int(max(r.ContentLength, int64(len(body))+1))), p.Token)
+		reqBody = tape.TruncatedBody(body, int(max(r.ContentLength, int64(len(body))+1)))
 	}
-	if name := call.Tool(); name != "" {
-		row.Tool = &name
-	}
+	row := tape.NewRow(tape.Call{
+		At: p.Sandbox.Now(start), Twin: tw.Name, Transport: tape.TransportREST,
+		Method: r.Method, Path: r.URL.Path, Tool: call.Tool(), Status: rec.status, Mutated: call.Mutated(),
+		Delta: call.Delta(), Query: r.URL.Query(), Headers: r.Header,
+		RequestBody: reqBody, ResponseBody: rec.responseBody(), Latency: took, Secret: p.Token,
+	})
 	// A speculative read or a held write that the store refused is served
 	// again; only a row lost for good is worth a line.
 	if err := d.srv.Manager.RecordIn(ctx, slot, p.Sandbox, row); err != nil && !p.Sandbox.Speculative() && !p.Sandbox.Stale() {
