@@ -38,6 +38,17 @@ type RedisStore struct {
 	// together (see redis_batch.go), unless direct is set.
 	batch  *batcher
 	direct atomic.Bool
+	// twins are the twins the store served, for State (redis_delta.go).
+	twins knownTwins
+	// Compaction of worlds saved as deltas (redis_delta.go): in flight per
+	// twin, and running in the background. wholeSaves, compactAfter and
+	// compactSync are for tests and benchmarks: save whole documents as
+	// before deltas; compact after that many deltas; compact in the call.
+	compacting   sync.Map
+	compactWG    sync.WaitGroup
+	wholeSaves   bool
+	compactAfter int
+	compactSync  bool
 }
 
 const (
@@ -78,6 +89,16 @@ func (s *RedisStore) SetWorldCacheBytes(n int64) {
 		n = DefaultWorldCacheBytes
 	}
 	s.worlds.setMax(n)
+}
+
+// OpenRedis connects to the Redis server named by a redis:// or rediss://
+// (TLS) URL. It does not dial: the first command does.
+func OpenRedis(url string) (redis.UniversalClient, error) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	return redis.NewClient(opts), nil
 }
 
 // teamStopScript takes a stopped sandbox out of its team's open set and
@@ -162,68 +183,6 @@ if cur ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 for i = 1, #KEYS do redis.call('PEXPIREAT', KEYS[i], ARGV[3]) end
 return 1
-`)
-
-// readScript reads a twin's world for a reader that may hold it decoded
-// already: it answers only the version when that is the version the
-// reader has (ARGV[1], empty when none), else the version and document.
-// Checking the version in the read's own round trip is what makes the
-// cached copy safe to use: another replica's write bumps it.
-// KEYS: state. ARGV: cached version. Returns nil when the state is gone.
-var readScript = redis.NewScript(`
-local ver = redis.call('HGET', KEYS[1], 'ver')
-if not ver then return nil end
-if ver == ARGV[1] then return {ver} end
-return {ver, redis.call('HGET', KEYS[1], 'doc')}
-`)
-
-// lockReadScript takes a twin's lease and reads its world in one round
-// trip. KEYS: lock, state. ARGV: token, lease ms, the version the writer
-// holds decoded (empty when none). Returns 0 while another replica holds
-// the lease, an empty array when the state is gone, the version alone
-// when it is the one the writer holds, else the version and document. A
-// lease already held under this token is this call's own, taken by the
-// same script sent once before (its reply lost), and is kept rather than
-// waited out.
-var lockReadScript = redis.NewScript(`
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-local ver = redis.call('HGET', KEYS[2], 'ver')
-if not ver then return {} end
-if ver == ARGV[3] then return {ver} end
-return {ver, redis.call('HGET', KEYS[2], 'doc')}
-`)
-
-// saveScript stores a twin's world if its version is still the one the
-// update read, and drops the writer's lease in the same round trip. A writer
-// whose lease lapsed mid-update gets 0 and reruns instead of overwriting a
-// newer state, as does one while another writer holds the lease (a writer
-// that saves without a lease passes an empty token). A save returns the
-// version it stored the document at, which is exactly one past the version
-// read.
-//
-// A save sent again after its reply was lost (the connection broke; the
-// client resends) must not be taken for a conflict, or the write would run
-// a second time on the state it already changed: each save carries an id
-// (writeID), the state keeps the ids of its last saves with the versions
-// they stored (luaRecent), and a save whose id is there answers that
-// version again.
-// KEYS: meta, state, lock. ARGV: version read, document, lease token, save id.
-var saveScript = redis.NewScript(luaExpiry + luaRecent + `
-local st = redis.call('HMGET', KEYS[2], 'ver', 'saves')
-local done = recalled(st[2], ARGV[4])
-if done then return done end
-local holder = redis.call('GET', KEYS[3])
-if holder == ARGV[3] then redis.call('DEL', KEYS[3]) elseif holder then return 0 end
-local at = expiry(KEYS[1])
-if at == -2 then return -1 end
-if at < 0 then return redis.error_reply('sandbox meta without expiry') end
-local ver = st[1]
-if not ver then return -1 end
-if ver ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[2], 'doc', ARGV[2], 'saves', remember(st[2], ARGV[4], tonumber(ver) + 1, ` + recentSaves + `))
-local saved = redis.call('HINCRBY', KEYS[2], 'ver', 1)
-redis.call('PEXPIREAT', KEYS[2], at)
-return saved
 `)
 
 // luaRecent keeps, in a field of the state hash, the ids of a twin's last
@@ -547,6 +506,7 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 			return ErrStale
 		}
 	}
+	s.twins.note(tw)
 	if !write {
 		world, err := s.readWorld(ctx, sb, tw)
 		if err != nil {
@@ -607,124 +567,10 @@ func (s *RedisStore) writeUnleased(ctx context.Context, sb *Sandbox, tw *twins.T
 	if !mutated {
 		return true, fnErr
 	}
-	if staged, err := s.stage(sb, tw, e.ver, world, "", unlock); staged || err != nil {
+	if staged, err := s.stage(sb, tw, e, world, "", unlock); staged || err != nil {
 		return staged, cmp.Or(err, fnErr)
 	}
-	return s.save(ctx, sb, tw, e.ver, world, "", fnErr)
-}
-
-// save stores the world fn changed, read at version ver, under the lease
-// token (empty: none held), and caches it at the version it was saved at.
-// It reports false when the version moved on or another writer holds the
-// lease, and returns fnErr once saved.
-func (s *RedisStore) save(ctx context.Context, sb *Sandbox, tw *twins.Twin, ver int64, world any, token string, fnErr error) (bool, error) {
-	// A mutated world is saved even when fn failed: some vendor calls fail
-	// and still change state (a declined card leaves a failed charge).
-	out, err := json.Marshal(world)
-	if err != nil {
-		return false, fmt.Errorf("%s state: %w", tw.Name, err)
-	}
-	saved, err := s.saveDoc(ctx, sb, tw, ver, out, world, token)
-	if !saved || err != nil {
-		return saved, err
-	}
-	return true, fnErr
-}
-
-// saveDoc is save of a world already encoded as doc.
-func (s *RedisStore) saveDoc(ctx context.Context, sb *Sandbox, tw *twins.Twin, ver int64, doc []byte, world any, token string) (bool, error) {
-	keys := []string{metaKey(sb.ID), stateKey(sb.ID, tw.Name), lockKey(sb.ID, tw.Name)}
-	// The save waits for its answer even once the call is cancelled: sent,
-	// it may well store the world, and the caller must know whether it did
-	// (to record the call, and to cache what it saved).
-	res, err := s.runScript(uncancelled(ctx), saveScript, keys, strconv.FormatInt(ver, 10), doc, token, writeID()).Int64()
-	if err != nil {
-		return false, fmt.Errorf("redis save: %w", err)
-	}
-	switch {
-	case res == ver+1:
-		// The document just saved is the state at res, and this world is
-		// fn's last use of it: from here on it is shared, read-only.
-		s.worlds.put(sb.ID, tw.Name, sb.CreatedAt.UnixNano(), res, doc, world)
-		return true, nil
-	case res > 0:
-		// Saved, but at a version this code did not expect (a replica of
-		// another version?): cache nothing rather than guess.
-		s.worlds.drop(sb.ID, tw.Name)
-		return true, nil
-	case res == 0:
-		return false, nil
-	default:
-		return false, ErrNotFound
-	}
-}
-
-// privateCopy returns a copy of the cached world e for a write to change:
-// copied from the decoded world (Twin.CopyWorld) where the twin can, which
-// costs a fraction of decoding its document again. The cached world itself
-// is never written to.
-func privateCopy(tw *twins.Twin, e *worldEntry) (any, error) {
-	if tw.CopyWorld != nil && e.world != nil {
-		return tw.CopyWorld(e.world), nil
-	}
-	return tw.DecodeWorld(e.doc)
-}
-
-// readWorld returns the twin's current world for a read, which must not
-// change it: the cached one when Redis still holds its version, else the
-// stored one, decoded and cached.
-func (s *RedisStore) readWorld(ctx context.Context, sb *Sandbox, tw *twins.Twin) (any, error) {
-	created := sb.CreatedAt.UnixNano()
-	cached := s.worlds.get(sb.ID, tw.Name, created)
-	have := ""
-	if cached != nil {
-		if sb.view.serves(tw.Name, cached.ver) {
-			// The authorization of this call saw this very version.
-			return cached.world, nil
-		}
-		have = strconv.FormatInt(cached.ver, 10)
-	}
-	res, err := s.runScript(ctx, readScript, []string{stateKey(sb.ID, tw.Name)}, have).Slice()
-	if err != nil {
-		return nil, notFound(err)
-	}
-	ver, doc, err := stateReply(res)
-	if err != nil {
-		return nil, err
-	}
-	if doc == nil {
-		if cached == nil || ver != cached.ver {
-			return nil, fmt.Errorf("%s state: version %d answered without its document", tw.Name, ver)
-		}
-		return cached.world, nil
-	}
-	world, err := tw.DecodeWorld(doc)
-	if err != nil {
-		return nil, fmt.Errorf("%s state: %w", tw.Name, err)
-	}
-	s.worlds.put(sb.ID, tw.Name, created, ver, doc, world)
-	return world, nil
-}
-
-// stateReply parses the {ver} or {ver, doc} answer of readScript and
-// lockReadScript; an empty one means the state is gone.
-func stateReply(res []any) (int64, []byte, error) {
-	if len(res) == 0 {
-		return 0, nil, ErrNotFound
-	}
-	v, _ := res[0].(string)
-	ver, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, nil, fmt.Errorf("state version %q: %w", v, err)
-	}
-	if len(res) == 1 {
-		return ver, nil, nil
-	}
-	doc, ok := res[1].(string)
-	if !ok {
-		return 0, nil, ErrNotFound
-	}
-	return ver, []byte(doc), nil
+	return s.save(ctx, sb, tw, e, world, "", fnErr)
 }
 
 // writeOnce takes the twin's lease, runs fn on a private copy of the
@@ -752,24 +598,23 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 			releaseScript.Run(context.WithoutCancel(ctx), s.rdb, []string{lock}, token)
 		}
 	}()
-	ver, doc, err := stateReply(vals)
+	r, err := parseState(vals)
 	if err != nil {
 		return false, err
 	}
-	if doc == nil {
-		// Redis still holds the cached version: make the private copy
-		// from the cached world rather than move the document over the
-		// wire. The cached world itself is never written to.
-		if cached == nil || ver != cached.ver {
-			return false, fmt.Errorf("%s state: version %d answered without its document", tw.Name, ver)
-		}
+	// The world at the version read: the cached one when Redis still
+	// holds its version, or brought up to date with the deltas after it,
+	// so that no whole document moves over the wire. It is cached as it
+	// is (another writer may overtake this one) and never written to: fn
+	// changes a private copy.
+	before, err := worldFrom(tw, cached, r)
+	if err != nil {
+		return false, err
 	}
-	var world any
-	if doc == nil {
-		world, err = privateCopy(tw, cached)
-	} else {
-		world, err = tw.DecodeWorld(doc)
+	if before != cached {
+		s.worlds.putEntry(sb.ID, tw.Name, created, before)
 	}
+	world, err := privateCopy(tw, before)
 	if err != nil {
 		return false, fmt.Errorf("%s state: %w", tw.Name, err)
 	}
@@ -777,7 +622,7 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	if !mutated {
 		return true, fnErr
 	}
-	if staged, err := s.stage(sb, tw, ver, world, token, unlock); staged || err != nil {
+	if staged, err := s.stage(sb, tw, before, world, token, unlock); staged || err != nil {
 		if staged {
 			held = false
 		}
@@ -785,7 +630,7 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	}
 	// The save drops the lease whatever it answers (unless it failed to
 	// reach Redis, when the release below tries again).
-	saved, err := s.save(ctx, sb, tw, ver, world, token, fnErr)
+	saved, err := s.save(ctx, sb, tw, before, world, token, fnErr)
 	if err == nil || errors.Is(err, ErrNotFound) {
 		held = false
 	}
@@ -816,15 +661,6 @@ func (s *RedisStore) lockRead(ctx context.Context, lock, state, have string) (st
 		}
 		wait = min(wait*2, leaseBackoffMax)
 	}
-}
-
-// State returns the stored world document.
-func (s *RedisStore) State(ctx context.Context, sb *Sandbox, twin string) ([]byte, error) {
-	doc, err := s.rdb.HGet(ctx, stateKey(sb.ID, twin), "doc").Bytes()
-	if err != nil {
-		return nil, notFound(err)
-	}
-	return doc, nil
 }
 
 // Seed returns the seed world document.
@@ -957,6 +793,7 @@ func (s *RedisStore) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Er
 // a batch fail with redis.ErrClosed; those on the wire fail with the
 // client; Close returns once the batch senders have stopped.
 func (s *RedisStore) Close() error {
+	s.compactWG.Wait()
 	s.batch.close()
 	err := s.rdb.Close()
 	s.batch.wait()

@@ -169,3 +169,106 @@ func BenchmarkRedisPipelined(b *testing.B) {
 		})
 	}
 }
+
+// issuesWorld is the GitHub twin's world with one repository of n issues,
+// each with one comment.
+func issuesWorld(b *testing.B, tw *twins.Twin, n int) any {
+	b.Helper()
+	s := github.Seed{
+		Clock: "2026-01-05T09:00:00Z",
+		Me:    "pome-agent",
+		Users: []github.SeedUser{{Login: "alice"}, {Login: "bob"}, {Login: "pome-agent"}},
+		Orgs:  []github.SeedOrg{{Login: "acme", Members: []string{"alice", "bob", "pome-agent"}}},
+		Repos: []github.SeedRepo{{Owner: "acme", Name: "api", DefaultBranch: "main", Collaborators: []string{"alice", "bob", "pome-agent"}}},
+	}
+	for i := range n {
+		s.Repos[0].Issues = append(s.Repos[0].Issues, github.SeedIssue{
+			Number: i + 1, Title: fmt.Sprintf("Issue %d: 500 error on POST /orders after deploy", i+1),
+			Body: "Since this morning's deploy, POST /orders answers 500 for every request.", User: "alice",
+			Comments: []github.SeedComment{{User: "bob", Body: "Looking into it."}},
+		})
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := tw.NewWorld(context.Background(), raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+// BenchmarkRedisWriteWorldSize measures a write Update on Redis (a comment
+// added to the last issue, saved through the store's script) on worlds of
+// 10, 1,000 and 10,000 issues: saved as a delta (the layout) and, for
+// comparison, as the whole document (the layout before deltas). Each
+// sandbox takes at most 200 writes before it is replaced (timer
+// stopped), so the world measured stays the size named. doc-bytes is the
+// world's document.
+//
+//	POME_TEST_REDIS_URL=redis://127.0.0.1:6379/15 go test -run '^$' -bench RedisWriteWorldSize -benchtime 200x ./session/
+func BenchmarkRedisWriteWorldSize(b *testing.B) {
+	ctx := context.Background()
+	tw := github.New()
+	add, _ := tw.Action("add_issue_comment")
+	for _, layout := range []string{"delta", "whole"} {
+		for _, n := range []int{10, 1_000, 10_000} {
+			b.Run(fmt.Sprintf("%s/issues=%d", layout, n), func(b *testing.B) {
+				s := newRedis(b, time.Now)
+				s.SetWholeSaves(layout == "whole")
+				world := issuesWorld(b, tw, n)
+				doc, err := json.Marshal(world)
+				if err != nil {
+					b.Fatal(err)
+				}
+				in, err := add.Decode(json.RawMessage(fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":%d,"body":"Load test comment: looking into the 500 on POST /orders."}`, n)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				env := &twins.Env{Twin: tw.Name, Now: time.Now}
+				fresh := func() *session.Sandbox {
+					sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
+					if err := s.Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
+						b.Fatal(err)
+					}
+					return sb
+				}
+				sb := fresh()
+				write := func(w any) (bool, error) {
+					cctx, _ := twins.WithCall(twins.WithEnv(ctx, env))
+					_, err := add.Run(cctx, w, in)
+					return err == nil, err
+				}
+				// One unmeasured write caches the world, as a replica
+				// serving the sandbox has it.
+				if err := s.Update(ctx, sb, tw, true, write); err != nil {
+					b.Fatal(err)
+				}
+				writes := 1
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					if writes == 200 {
+						b.StopTimer()
+						s.Discard(ctx, sb.ID)
+						sb = fresh()
+						if err := s.Update(ctx, sb, tw, true, write); err != nil {
+							b.Fatal(err)
+						}
+						writes = 1
+						b.StartTimer()
+					}
+					if err := s.Update(ctx, sb, tw, true, write); err != nil {
+						b.Fatal(err)
+					}
+					writes++
+				}
+				b.StopTimer()
+				s.WaitCompactions()
+				s.Discard(ctx, sb.ID)
+				b.ReportMetric(float64(len(doc)), "doc-bytes")
+			})
+		}
+	}
+}

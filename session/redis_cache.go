@@ -60,9 +60,15 @@ type worldEntry struct {
 	key     worldKey
 	created int64 // the sandbox's CreatedAt (Unix ns): its incarnation
 	ver     int64
-	doc     []byte
-	world   any
-	cost    int64
+	// doc is the world's whole document, when this process has it (a
+	// world saved as a delta has none; twins without CopyWorld always do).
+	doc   []byte
+	world any
+	// base, dlen and docLen describe the state in Redis at ver: the
+	// version of its base document, the bytes of the deltas after it and
+	// the base document's length (see redis_delta.go).
+	base, dlen, docLen int64
+	cost               int64
 
 	// ref is set by every hit and cleared by the eviction hand.
 	ref atomic.Bool
@@ -125,7 +131,15 @@ func (c *worldCache) evictShard(sh *worldShard, limit int64) {
 // put caches a world at version ver, unless the cache already holds a
 // newer version of it. world must never change after this.
 func (c *worldCache) put(id, twin string, created, ver int64, doc []byte, world any) {
-	cost := int64(len(doc))*worldCharge + entryOverhead
+	c.putEntry(id, twin, created, &worldEntry{ver: ver, doc: doc, world: world, base: ver, docLen: int64(len(doc))})
+}
+
+// putEntry caches e (its ver, doc, world, base, dlen and docLen set),
+// unless the cache already holds a newer version of the world. e.world
+// must never change after this.
+func (c *worldCache) putEntry(id, twin string, created int64, e *worldEntry) {
+	cost := entryCost(e)
+	ver := e.ver
 	k := worldKey{id, twin}
 	n := shardOf(id)
 	sh := &c.shards[n]
@@ -142,7 +156,7 @@ func (c *worldCache) put(id, twin string, created, ver int64, doc []byte, world 
 		sh.mu.Unlock()
 		return
 	}
-	e := &worldEntry{key: k, created: created, ver: ver, doc: doc, world: world, cost: cost}
+	e.key, e.created, e.cost = k, created, cost
 	sh.m[k] = e
 	sh.pushFront(e)
 	c.size.Add(cost)

@@ -2,13 +2,10 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/pomehq/pome/tape"
 	"github.com/pomehq/pome/twins"
@@ -76,13 +73,15 @@ func (sb *Sandbox) pendingSave() *pendingSave {
 
 // pendingSave is a twin world a write made, not yet stored.
 type pendingSave struct {
-	tw     *twins.Twin
-	ver    int64  // the version it was made from
-	doc    []byte // the world, encoded
-	world  any
-	token  string // the Redis lease held for it; "" when none
-	unlock func() // the twin's in-process writer lock, held for it
-	tried  bool   // an append was sent with it (its outcome may be unknown)
+	tw      *twins.Twin
+	ver     int64       // the version it was made from
+	before  *worldEntry // the cached world at ver
+	kind    string      // what payload is: a delta or the whole document
+	payload []byte
+	world   any
+	token   string // the Redis lease held for it; "" when none
+	unlock  func() // the twin's in-process writer lock, held for it
+	tried   bool   // an append was sent with it (its outcome may be unknown)
 }
 
 // writeHolder is a store whose writes can wait for the call's row.
@@ -142,15 +141,15 @@ func (s *RedisStore) holdWrites(sb *Sandbox, afterConflict bool) {
 // row, taking over the twin's in-process lock (*unlock is cleared) and the
 // lease token. It reports false, having kept nothing, when sb does not hold
 // its writes.
-func (s *RedisStore) stage(sb *Sandbox, tw *twins.Twin, ver int64, world any, token string, unlock *func()) (bool, error) {
+func (s *RedisStore) stage(sb *Sandbox, tw *twins.Twin, before *worldEntry, world any, token string, unlock *func()) (bool, error) {
 	if sb.hold == nil || sb.pendingSave() != nil {
 		return false, nil
 	}
-	doc, err := json.Marshal(world)
+	kind, payload, err := s.encodeWrite(tw, before, world)
 	if err != nil {
-		return false, fmt.Errorf("%s state: %w", tw.Name, err)
+		return false, err
 	}
-	sb.hold.p = &pendingSave{tw: tw, ver: ver, doc: doc, world: world, token: token, unlock: *unlock}
+	sb.hold.p = &pendingSave{tw: tw, ver: before.ver, before: before, kind: kind, payload: payload, world: world, token: token, unlock: *unlock}
 	*unlock = nil
 	return true, nil
 }
@@ -164,35 +163,13 @@ func (p *pendingSave) release() {
 	}
 }
 
-// saveAppendScript is saveScript and appendScript in one: it stores the
-// world if the version is still the one the write read and no other writer
-// holds the lease (dropping the write's own), then stores the row with the
-// next seq. It answers the seq, or 0 when the version moved on or another
-// writer holds the lease (nothing stored), or -1 when the sandbox is gone.
-// Sent again after its reply was lost, it finds its call id among the
-// state's recent calls and answers the seq it took (luaAppendReplay).
-// KEYS: meta, state, tapeseq, tape, lock. ARGV: row JSON after
-// `{"seq":0,`, cap, call id, version read, document, lease token.
-var saveAppendScript = redis.NewScript(luaExpiry + luaRecent + luaAppendReplay + `
-local holder = redis.call('GET', KEYS[5])
-if holder == ARGV[6] then redis.call('DEL', KEYS[5]) elseif holder then return 0 end
-if not st[1] then return -1 end
-local at = expiry(KEYS[1])
-if at == -2 then return -1 end
-if at < 0 then return redis.error_reply('sandbox meta without expiry') end
-if st[1] ~= ARGV[4] then return 0 end
-redis.call('HSET', KEYS[2], 'doc', ARGV[5])
-redis.call('HINCRBY', KEYS[2], 'ver', 1)
-redis.call('PEXPIREAT', KEYS[2], at)
-` + luaAppendRow)
-
 // appendSaving stores p's world and the row (its JSON after the seq) in
 // one script; see saveAppendScript.
 func (s *RedisStore) appendSaving(ctx context.Context, sb *Sandbox, row *tape.Row, p *pendingSave, data []byte) (int64, error) {
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin), lockKey(sb.ID, row.Twin)}
 	p.tried = true
 	seq, err := s.runScript(uncancelled(ctx), saveAppendScript, keys,
-		data, s.maxTapeRows, callID(ctx), strconv.FormatInt(p.ver, 10), p.doc, p.token).Int64()
+		data, s.maxTapeRows, callID(ctx), strconv.FormatInt(p.ver, 10), p.payload, p.token, p.kind).Int64()
 	if err != nil {
 		// Kept for Manager.Record's retries (the same call id), or for
 		// Settle to give up. The in-process lock only spares this
@@ -208,7 +185,7 @@ func (s *RedisStore) appendSaving(ctx context.Context, sb *Sandbox, row *tape.Ro
 	case seq > 0:
 		// The world is the state at the version after the one it was
 		// made from, and from here on shared, read-only.
-		s.worlds.put(sb.ID, row.Twin, sb.CreatedAt.UnixNano(), p.ver+1, p.doc, p.world)
+		s.cacheSaved(sb, row.Twin, savedEntry(p.before, p.ver+1, p.kind, p.payload, p.world))
 		row.Seq = seq
 		return seq, nil
 	case seq == 0:
@@ -235,7 +212,7 @@ func (s *RedisStore) settle(ctx context.Context, sb *Sandbox) {
 		return
 	}
 	// Never appended: save the world alone, as an unheld write does.
-	saved, err := s.saveDoc(context.WithoutCancel(ctx), sb, p.tw, p.ver, p.doc, p.world, p.token)
+	saved, err := s.saveEncoded(context.WithoutCancel(ctx), sb, p.tw, p.before, p.kind, p.payload, p.world, p.token)
 	switch {
 	case err != nil && !errors.Is(err, ErrNotFound):
 		s.giveUp(ctx, sb, p)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // World deltas: what a write changed in a world, as JSON, without encoding
@@ -57,7 +58,7 @@ func WorldDelta(before, after any) (json.RawMessage, bool, error) {
 		return nil, false, nil
 	}
 	d := &differ2{}
-	d.value(a.Elem(), b.Elem(), false)
+	d.value(a.Elem(), b.Elem(), infoOf(a.Type().Elem()), false)
 	if d.err != nil {
 		return nil, false, d.err
 	}
@@ -103,20 +104,63 @@ func ApplyDelta(world any, delta []byte) (any, error) {
 
 // differ2 collects the ops of one WorldDelta (differ is the document diff's).
 type differ2 struct {
-	path []any
+	path []pathSeg
 	ops  []deltaOp
 	err  error
+	// probing: only find whether anything differs (found), emitting no op.
+	probing, found bool
 }
 
-func (d *differ2) at() []any { return append([]any(nil), d.path...) }
+// pathSeg is one step of a path: a field name or map key, or a list index.
+type pathSeg struct {
+	name  string
+	index int
+	isIdx bool
+}
+
+func (d *differ2) push(name string) { d.path = append(d.path, pathSeg{name: name}) }
+func (d *differ2) pushIndex(i int)  { d.path = append(d.path, pathSeg{index: i, isIdx: true}) }
+func (d *differ2) pop()             { d.path = d.path[:len(d.path)-1] }
+
+// done reports whether the comparison can stop (an error, or a probe that
+// found a difference).
+func (d *differ2) done() bool { return d.err != nil || d.found }
+
+func (d *differ2) at() []any {
+	out := make([]any, len(d.path))
+	for i, s := range d.path {
+		if s.isIdx {
+			out[i] = s.index
+		} else {
+			out[i] = s.name
+		}
+	}
+	return out
+}
+
+// emit records op (its path set here), or a difference when probing.
+func (d *differ2) emit(op deltaOp) {
+	if d.probing {
+		d.found = true
+		return
+	}
+	if op.P == nil {
+		op.P = d.at()
+	}
+	d.ops = append(d.ops, op)
+}
 
 // set records that the value at the current path is now b.
 func (d *differ2) set(b reflect.Value, omitEmpty bool) {
-	if d.err != nil {
+	if d.done() {
+		return
+	}
+	if d.probing {
+		d.found = true
 		return
 	}
 	if omitEmpty && isEmptyValue(b) {
-		d.ops = append(d.ops, deltaOp{P: d.at(), Z: true})
+		d.emit(deltaOp{Z: true})
 		return
 	}
 	v, err := json.Marshal(b.Interface())
@@ -124,7 +168,7 @@ func (d *differ2) set(b reflect.Value, omitEmpty bool) {
 		d.err = err
 		return
 	}
-	d.ops = append(d.ops, deltaOp{P: d.at(), V: v})
+	d.emit(deltaOp{V: v})
 }
 
 var (
@@ -132,13 +176,122 @@ var (
 	textMarshaler = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
 )
 
-// value compares a and b, two values of one type at d.path; omitEmpty
-// says the field holding them is omitted from the document when empty.
-func (d *differ2) value(a, b reflect.Value, omitEmpty bool) {
-	if d.err != nil {
+// Classes of types, as the comparison treats them.
+const (
+	cOpaque = iota // compared by encoding
+	cTime
+	cRaw
+	cBool
+	cInt
+	cUint
+	cFloat
+	cString
+	cPointer
+	cStruct
+	cSlice
+	cBytes
+	cArray
+	cMap
+)
+
+// typeInfo is how values of one type are compared, worked out once per
+// type (a comparison visits every value of a world).
+type typeInfo struct {
+	class int
+	elem  *typeInfo   // pointers, slices, arrays, maps
+	plan  *structPlan // structs (nil: compared by encoding)
+	// flatElems: a slice whose elements hold no memory of their own, so
+	// equal memory is equal elements.
+	flatElems bool
+	size      uintptr // of an element, for flatElems
+}
+
+var (
+	infoMu sync.Mutex
+	infos  = map[reflect.Type]*typeInfo{}
+	// infoReady holds the finished infos, read without the lock.
+	infoReady sync.Map
+)
+
+func infoOf(t reflect.Type) *typeInfo {
+	if ti, ok := infoReady.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	infoMu.Lock()
+	defer infoMu.Unlock()
+	ti := buildInfo(t)
+	for t, ti := range infos {
+		infoReady.Store(t, ti)
+	}
+	return ti
+}
+
+// buildInfo builds (or finds) t's info; infoMu is held. Recursive types
+// find their own info, unfinished, in infos.
+func buildInfo(t reflect.Type) *typeInfo {
+	if ti, ok := infos[t]; ok {
+		return ti
+	}
+	ti := &typeInfo{}
+	infos[t] = ti
+	switch {
+	case t == timeType:
+		ti.class = cTime
+		return ti
+	case t == rawMessageType:
+		ti.class = cRaw
+		return ti
+	case ownEncoding(t):
+		ti.class = cOpaque
+		return ti
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		ti.class = cBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		ti.class = cInt
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		ti.class = cUint
+	case reflect.Float32, reflect.Float64:
+		ti.class = cFloat
+	case reflect.String:
+		ti.class = cString
+	case reflect.Pointer:
+		ti.class, ti.elem = cPointer, buildInfo(t.Elem())
+	case reflect.Struct:
+		ti.class = cStruct
+		ti.plan = buildPlan(t)
+		if ti.plan == nil {
+			ti.class = cOpaque
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			ti.class = cBytes
+			break
+		}
+		ti.class, ti.elem = cSlice, buildInfo(t.Elem())
+		ti.flatElems, ti.size = flat(t.Elem()), t.Elem().Size()
+	case reflect.Array:
+		ti.class, ti.elem = cArray, buildInfo(t.Elem())
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || ownEncoding(t.Key()) {
+			ti.class = cOpaque
+			break
+		}
+		ti.class, ti.elem = cMap, buildInfo(t.Elem())
+	default:
+		ti.class = cOpaque // interfaces and anything else
+	}
+	return ti
+}
+
+// value compares a and b, two values of one type (ti's) at d.path;
+// omitEmpty says the field holding them is omitted from the document when
+// empty.
+func (d *differ2) value(a, b reflect.Value, ti *typeInfo, omitEmpty bool) {
+	if d.done() {
 		return
 	}
-	t := a.Type()
 	if omitEmpty {
 		ea, eb := isEmptyValue(a), isEmptyValue(b)
 		if ea && eb {
@@ -149,111 +302,137 @@ func (d *differ2) value(a, b reflect.Value, omitEmpty bool) {
 			return
 		}
 	}
-	switch {
-	case t == timeType:
+	switch ti.class {
+	case cTime:
 		if !timeEqual(a, b) {
 			d.set(b, false)
 		}
-		return
-	case t == rawMessageType:
-		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+	case cRaw, cBytes:
+		if a.IsNil() != b.IsNil() || !bytes.Equal(a.Bytes(), b.Bytes()) {
 			d.set(b, false)
 		}
-		return
-	case ownEncoding(t):
-		d.opaque(a, b)
-		return
-	}
-	switch t.Kind() {
-	case reflect.Bool:
+	case cBool:
 		if a.Bool() != b.Bool() {
 			d.set(b, false)
 		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+	case cInt:
 		if a.Int() != b.Int() {
 			d.set(b, false)
 		}
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+	case cUint:
 		if a.Uint() != b.Uint() {
 			d.set(b, false)
 		}
-	case reflect.Float32, reflect.Float64:
+	case cFloat:
 		if a.Float() != b.Float() {
 			d.set(b, false)
 		}
-	case reflect.String:
+	case cString:
 		if a.String() != b.String() {
 			d.set(b, false)
 		}
-	case reflect.Pointer:
+	case cPointer:
 		switch {
 		case a.IsNil() && b.IsNil():
 		case a.IsNil() || b.IsNil():
 			d.set(b, false)
+		case a.Pointer() == b.Pointer():
+			// One value: equal.
 		default:
-			d.value(a.Elem(), b.Elem(), false)
+			d.value(a.Elem(), b.Elem(), ti.elem, false)
 		}
-	case reflect.Struct:
-		fs := fieldsOf(t)
-		if fs == nil {
-			d.opaque(a, b)
-			return
-		}
-		for _, f := range fs.list {
-			d.path = append(d.path, f.name)
-			d.value(a.Field(f.index), b.Field(f.index), f.omitEmpty)
-			d.path = d.path[:len(d.path)-1]
-		}
-	case reflect.Slice:
+	case cStruct:
+		d.structure(a, b, ti.plan)
+	case cSlice:
 		switch {
 		case a.IsNil() && b.IsNil():
-		case a.IsNil() != b.IsNil(), t.Elem().Kind() == reflect.Uint8:
-			if a.IsNil() != b.IsNil() || !bytes.Equal(a.Bytes(), b.Bytes()) {
-				d.set(b, false)
-			}
+		case a.IsNil() != b.IsNil():
+			d.set(b, false)
 		default:
-			d.list(a, b)
+			d.list(a, b, ti)
 		}
-	case reflect.Array:
+	case cArray:
 		for i := range a.Len() {
-			d.path = append(d.path, i)
-			d.value(a.Index(i), b.Index(i), false)
-			d.path = d.path[:len(d.path)-1]
+			d.pushIndex(i)
+			d.value(a.Index(i), b.Index(i), ti.elem, false)
+			d.pop()
 		}
-	case reflect.Map:
-		if t.Key().Kind() != reflect.String || ownEncoding(t.Key()) {
-			d.opaque(a, b)
-			return
-		}
-		d.mapping(a, b)
+	case cMap:
+		d.mapping(a, b, ti.elem)
 	default:
-		// Interfaces (and anything else): compared by their encodings.
 		d.opaque(a, b)
+	}
+}
+
+// structure compares two structs field by field. The fields that hold no
+// memory of their own (numbers, strings, times), which a world's copy
+// shares with the world (the same string bytes), are first compared as
+// raw memory, run by run: only a run that differs is looked at field by
+// field.
+func (d *differ2) structure(a, b reflect.Value, p *structPlan) {
+	raw := a.CanAddr() && b.CanAddr()
+	var pa, pb unsafe.Pointer
+	if raw {
+		pa, pb = a.Addr().UnsafePointer(), b.Addr().UnsafePointer()
+	}
+	for _, r := range p.runs {
+		if raw && r.size > 0 && bytes.Equal(unsafe.Slice((*byte)(unsafe.Add(pa, r.off)), r.size), unsafe.Slice((*byte)(unsafe.Add(pb, r.off)), r.size)) {
+			continue
+		}
+		for _, f := range r.fields {
+			d.push(f.name)
+			d.value(a.Field(f.index), b.Field(f.index), f.info, f.omitEmpty)
+			d.pop()
+			if d.done() {
+				return
+			}
+		}
 	}
 }
 
 // list compares two lists: element by element when their lengths agree,
 // else as one splice of what lies between their common start and end.
-func (d *differ2) list(a, b reflect.Value) {
+func (d *differ2) list(a, b reflect.Value, ti *typeInfo) {
 	la, lb := a.Len(), b.Len()
+	if la == lb && la > 0 && a.Pointer() == b.Pointer() {
+		return // one backing array
+	}
 	if la == lb {
-		for i := range la {
-			d.path = append(d.path, i)
-			d.value(a.Index(i), b.Index(i), false)
-			d.path = d.path[:len(d.path)-1]
+		if ti.flatElems && la > 0 {
+			// Numbers and strings: equal memory is equal values (strings
+			// copied share their bytes).
+			size := uintptr(la) * ti.size
+			if bytes.Equal(unsafe.Slice((*byte)(a.UnsafePointer()), size), unsafe.Slice((*byte)(b.UnsafePointer()), size)) {
+				return
+			}
 		}
+		for i := range la {
+			d.pushIndex(i)
+			d.value(a.Index(i), b.Index(i), ti.elem, false)
+			d.pop()
+			if d.done() {
+				return
+			}
+		}
+		return
+	}
+	if d.probing {
+		d.found = true
 		return
 	}
 	n := min(la, lb)
 	pre := 0
-	for pre < n && equalValue(a.Index(pre), b.Index(pre)) {
+	for pre < n && d.equal(a.Index(pre), b.Index(pre), ti.elem) {
 		pre++
 	}
 	suf := 0
-	for suf < n-pre && equalValue(a.Index(la-1-suf), b.Index(lb-1-suf)) {
+	for suf < n-pre && d.equal(a.Index(la-1-suf), b.Index(lb-1-suf), ti.elem) {
 		suf++
 	}
-	op := deltaOp{P: d.at(), S: true, At: pre, Del: la - suf - pre}
+	if d.err != nil {
+		return
+	}
+	op := deltaOp{S: true, At: pre, Del: la - suf - pre}
 	for i := pre; i < lb-suf; i++ {
 		v, err := json.Marshal(b.Index(i).Interface())
 		if err != nil {
@@ -262,12 +441,15 @@ func (d *differ2) list(a, b reflect.Value) {
 		}
 		op.Ins = append(op.Ins, v)
 	}
-	d.ops = append(d.ops, op)
+	d.emit(op)
 }
 
-func (d *differ2) mapping(a, b reflect.Value) {
+func (d *differ2) mapping(a, b reflect.Value, elem *typeInfo) {
 	if a.IsNil() != b.IsNil() {
 		d.set(b, false)
+		return
+	}
+	if a.Len() == 0 && b.Len() == 0 {
 		return
 	}
 	// A removal is recorded before additions so that a reader applying the
@@ -275,18 +457,26 @@ func (d *differ2) mapping(a, b reflect.Value) {
 	it := a.MapRange()
 	for it.Next() {
 		if !b.MapIndex(it.Key()).IsValid() {
-			d.ops = append(d.ops, deltaOp{P: append(d.at(), it.Key().String()), X: true})
+			d.push(it.Key().String())
+			d.emit(deltaOp{X: true})
+			d.pop()
+			if d.done() {
+				return
+			}
 		}
 	}
 	it = b.MapRange()
 	for it.Next() {
-		d.path = append(d.path, it.Key().String())
+		d.push(it.Key().String())
 		if av := a.MapIndex(it.Key()); !av.IsValid() {
 			d.set(it.Value(), false)
 		} else {
-			d.value(av, it.Value(), false)
+			d.value(av, it.Value(), elem, false)
 		}
-		d.path = d.path[:len(d.path)-1]
+		d.pop()
+		if d.done() {
+			return
+		}
 	}
 }
 
@@ -303,12 +493,57 @@ func (d *differ2) opaque(a, b reflect.Value) {
 	d.set(b, false)
 }
 
-// equalValue reports whether a and b encode the same (it may say false for
+// equal reports whether a and b encode the same (it may say false for
 // values that do, which only makes a delta larger).
-func equalValue(a, b reflect.Value) bool {
-	d := &differ2{}
-	d.value(a, b, false)
-	return d.err == nil && len(d.ops) == 0
+func (d *differ2) equal(a, b reflect.Value, ti *typeInfo) bool {
+	probing, found := d.probing, d.found
+	d.probing, d.found = true, false
+	d.value(a, b, ti, false)
+	eq := !d.found
+	d.probing, d.found = probing, found
+	return eq && d.err == nil
+}
+
+// structPlan is how a struct is compared: its JSON fields in runs, each
+// run either a span of memory holding only flat fields (size > 0) or one
+// field to compare by value.
+type structPlan struct {
+	fs   *jsonFields
+	runs []fieldRun
+}
+
+type fieldRun struct {
+	off, size uintptr
+	fields    []jsonField
+}
+
+// buildPlan builds a struct's plan, or nil for one compared whole;
+// infoMu is held.
+func buildPlan(t reflect.Type) *structPlan {
+	fs := fieldsOf(t)
+	if fs == nil {
+		return nil
+	}
+	p := &structPlan{fs: fs}
+	for _, f := range fs.list {
+		sf := t.Field(f.index)
+		f.info = buildInfo(sf.Type)
+		memFlat := sf.Type == timeType || (flat(sf.Type) && !ownEncoding(sf.Type))
+		if !memFlat {
+			p.runs = append(p.runs, fieldRun{fields: []jsonField{f}})
+			continue
+		}
+		if n := len(p.runs); n > 0 && p.runs[n-1].size > 0 {
+			last := &p.runs[n-1]
+			if end := last.off + last.size; sf.Offset >= end {
+				last.size = sf.Offset + sf.Type.Size() - last.off
+				last.fields = append(last.fields, f)
+				continue
+			}
+		}
+		p.runs = append(p.runs, fieldRun{off: sf.Offset, size: sf.Type.Size(), fields: []jsonField{f}})
+	}
+	return p
 }
 
 func timeEqual(a, b reflect.Value) bool {
@@ -359,6 +594,7 @@ type jsonField struct {
 	name      string
 	index     int
 	omitEmpty bool
+	info      *typeInfo // set in a structPlan's copy
 }
 
 var fieldCache sync.Map // reflect.Type -> *jsonFields (nil: compare whole)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/pomehq/pome/twins"
@@ -134,5 +135,65 @@ func TestWorldDeltaRemovals(t *testing.T) {
 		before := gh.CopyWorld(world)
 		twinstest.MustCall(t, gh, world, "delete_issue_comment", fmt.Sprintf(`{"owner":"acme","repo":"api","comment_id":%d}`, id))
 		checkDelta(t, gh, before, world)
+	}
+}
+
+// BenchmarkWorldDelta: what a write on Redis pays to find what it changed
+// (WorldDelta of the world before and its changed copy) and, for
+// comparison, to copy the world (CopyWorld) and to encode it whole: the
+// GitHub world of one repository with 10, 1,000 and 10,000 issues (each
+// with a comment), the write adding one comment to the last issue.
+//
+//	go test -run '^$' -bench WorldDelta -benchmem ./twins/all/
+func BenchmarkWorldDelta(b *testing.B) {
+	gh, _ := Registry().Get("github")
+	for _, n := range []int{10, 1_000, 10_000} {
+		var issues []string
+		for i := range n {
+			issues = append(issues, fmt.Sprintf(`{"number":%d,"title":"Issue %d: 500 error on POST /orders after deploy","body":"Since this morning's deploy, POST /orders answers 500.","user":"alice","comments":[{"user":"bob","body":"Looking into it."}]}`, i+1, i+1))
+		}
+		world := twinstest.World(b, gh, `{"clock":"2026-01-05T09:00:00Z","me":"pome-agent","users":[{"login":"alice"},{"login":"bob"},{"login":"pome-agent"}],"orgs":[{"login":"acme","members":["alice","bob","pome-agent"]}],"repos":[{"owner":"acme","name":"api","default_branch":"main","collaborators":["alice","bob","pome-agent"],"issues":[`+strings.Join(issues, ",")+`]}]}`)
+		doc, _ := json.Marshal(world)
+		after := gh.CopyWorld(world)
+		// The last issue's number: the default world's issues, then n.
+		var w struct {
+			Repos []struct {
+				Name   string `json:"name"`
+				Issues []struct {
+					Number int `json:"number"`
+				} `json:"issues"`
+			} `json:"repos"`
+		}
+		json.Unmarshal(doc, &w)
+		last := 0
+		for _, r := range w.Repos {
+			if r.Name == "api" {
+				last = r.Issues[len(r.Issues)-1].Number
+			}
+		}
+		twinstest.MustCall(b, gh, after, "add_issue_comment", fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":%d,"body":"a comment"}`, last))
+		b.Run(fmt.Sprintf("issues=%d/delta", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := twins.WorldDelta(world, after); err != nil {
+					b.Fatal(err)
+				}
+			}
+			d, _, _ := twins.WorldDelta(world, after)
+			b.ReportMetric(float64(len(d)), "delta-bytes")
+			b.ReportMetric(float64(len(doc)), "doc-bytes")
+		})
+		b.Run(fmt.Sprintf("issues=%d/copy", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				gh.CopyWorld(world)
+			}
+		})
+		b.Run(fmt.Sprintf("issues=%d/encode", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				json.Marshal(after)
+			}
+		})
 	}
 }
