@@ -26,6 +26,10 @@ type Config struct {
 	// its twin's world before and after it. It costs two encodings and a
 	// diff of the world per write, so it is off unless asked for.
 	StateDeltas bool
+	// Budgets bound the memory sandboxes take (zero fields: no limit).
+	// The world budget is checked here at create and, for stores that do
+	// not enforce it themselves, on writes; the store enforces the rest.
+	Budgets Budgets
 }
 
 // Roles a data-plane token can have in a sandbox.
@@ -73,6 +77,9 @@ type Error struct {
 	Type    ErrorType
 	Message string
 	Details map[string]any
+	// RetryAfter, in seconds, is when a refusal that may pass later is
+	// worth retrying (0: the transport's default).
+	RetryAfter int
 }
 
 func (e *Error) Error() string { return string(e.Type) + ": " + e.Message }
@@ -118,6 +125,15 @@ func (t *Teams) Team(key string) (string, bool) {
 // Len returns the number of keys.
 func (t *Teams) Len() int { return len(t.byHash) }
 
+// Count returns the number of teams.
+func (t *Teams) Count() int {
+	seen := map[string]bool{}
+	for _, team := range t.byHash {
+		seen[team] = true
+	}
+	return len(seen)
+}
+
 // Manager runs the sandbox lifecycle over a store.
 type Manager struct {
 	Store    Store
@@ -133,6 +149,9 @@ func NewManager(store Store, reg *twins.Registry, cfg Config, now func() time.Ti
 	}
 	if cfg.MaxTTL <= 0 {
 		cfg.MaxTTL = 24 * time.Hour
+	}
+	if b, ok := store.(worldBudgeter); ok {
+		b.SetBudgets(cfg.Budgets)
 	}
 	return &Manager{Store: store, Registry: reg, Config: cfg, Now: now}
 }
@@ -251,6 +270,11 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 		if err != nil {
 			return nil, &Error{Type: ErrInternal, Message: "encode world: " + err.Error()}
 		}
+		if lim := m.Config.Budgets.WorldBytes; lim > 0 && int64(len(doc)) > lim {
+			e := validation("seed."+name, "seed for %s makes a world of %d bytes, over the limit of %d bytes for one twin's world (setting %s)", name, len(doc), lim, SettingWorldBytes)
+			e.Details["limit_bytes"], e.Details["size_bytes"], e.Details["setting"] = lim, len(doc), SettingWorldBytes
+			return nil, e
+		}
 		worlds[name] = SeedWorld{World: world, Doc: doc}
 	}
 
@@ -271,6 +295,10 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 	if err := m.Store.Create(ctx, sb, worlds, m.Config.SandboxQuota); err != nil {
 		if errors.Is(err, ErrQuota) {
 			return nil, &Error{Type: ErrQuotaExceeded, Message: fmt.Sprintf("team %s already has %d open sandboxes (the quota); stop one first", team, m.Config.SandboxQuota)}
+		}
+		var be *BudgetError
+		if errors.As(err, &be) {
+			return nil, createRefusal(team, be)
 		}
 		return nil, storeFailure(err)
 	}
@@ -498,6 +526,20 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 	call.SetTool(a.Name())
 	var out any
 	write := a.Spec().Effect != twins.Read
+	// A store that does not hold writes to the world budget itself has the
+	// world a write leaves measured here; such a store runs writes on a
+	// private copy, so refusing one keeps nothing of it.
+	lim := m.Config.Budgets.WorldBytes
+	measure := false
+	if write && lim > 0 {
+		b, ok := m.Store.(worldBudgeter)
+		measure = !ok || !b.enforcesWorldBudget()
+	}
+	// Each run of the action has a call record of its own, passed on to
+	// the caller's only once the store kept what the run did: a write a
+	// budget refuses after it ran must read as changing nothing.
+	var run *twins.Call
+	var delta json.RawMessage
 	err := m.Store.Update(ctx, sb, tw, write, func(world any) (bool, error) {
 		// A write's delta is the diff of the world before and after it,
 		// kept on its tape row so a reader can see what each call did.
@@ -505,25 +547,46 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 		if write && m.Config.StateDeltas {
 			before, _ = json.Marshal(world)
 		}
+		var runCtx context.Context
+		runCtx, run = twins.WithCall(ctx)
+		run.SetTool(a.Name())
+		delta = nil
 		var err error
-		out, err = a.Run(ctx, world, in)
+		out, err = a.Run(runCtx, world, in)
 		if err == nil && use != nil {
 			if uerr := use(out); uerr != nil {
 				err = twins.Errorf(twins.Internal, "", "encode response: %v", uerr)
 			}
 		}
-		mutated := write && call.Mutated()
+		mutated := write && run.Mutated()
+		if mutated && measure {
+			size, merr := encodedSize(world)
+			if merr != nil {
+				return false, merr
+			}
+			if size > lim {
+				return false, &BudgetError{Budget: BudgetWorld, Twin: tw.Name, Team: sb.Team, Limit: lim, Size: size}
+			}
+		}
 		if mutated && before != nil {
 			if after, merr := json.Marshal(world); merr == nil {
 				if changes, _, derr := twins.Diff(before, after); derr == nil {
 					if d, jerr := json.Marshal(changes); jerr == nil {
-						call.SetDelta(d)
+						delta = d
 					}
 				}
 			}
 		}
 		return mutated, err
 	})
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return nil, m.budgetTwinError(be)
+	}
+	var te *twins.Error
+	if run != nil && (err == nil || errors.As(err, &te)) {
+		passOn(ctx, run, call, delta)
+	}
 	if errors.Is(err, ErrNotFound) {
 		return nil, twins.Errorf(twins.NotFound, "not_found", "sandbox is gone")
 	}
@@ -532,7 +595,6 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 		// thrown away.
 		return nil, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox changed; retry")
 	}
-	var te *twins.Error
 	if err != nil && !errors.As(err, &te) {
 		// Not the handler's answer: the store failed around it, and
 		// nothing of the call was saved.
@@ -566,6 +628,28 @@ func (m *Manager) Record(ctx context.Context, sb *Sandbox, row *tape.Row) error 
 		wait = min(wait*2, time.Second)
 	}
 }
+
+// passOn gives the caller's call record what the run of its action that
+// the store kept recorded: response headers, delta, and whether it changed
+// the world.
+func passOn(ctx context.Context, run, call *twins.Call, delta json.RawMessage) {
+	for k, v := range run.ResponseHeaders() {
+		twins.SetResponseHeader(ctx, k, v)
+	}
+	if delta != nil {
+		call.SetDelta(delta)
+	}
+	if run.Mutated() && !call.Mutated() {
+		// A call record learns that it changed state only from an
+		// action's run; this one's changes nothing.
+		markMutated.Run(ctx, &struct{}{}, struct{}{})
+	}
+}
+
+// markMutated is a write that changes nothing, run to mark a call record
+// as having changed state.
+var markMutated = twins.New(twins.Spec{Name: "pome_mark_mutated", Effect: twins.Write},
+	func(context.Context, *struct{}, struct{}) (struct{}, error) { return struct{}{}, nil })
 
 type callIDKey struct{}
 

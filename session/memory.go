@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pomehq/pome/tape"
@@ -32,6 +33,29 @@ type MemoryStore struct {
 	once sync.Once
 
 	maxTapeRows int64
+
+	// budgets bound what sandboxes hold (SetBudgets); worldBytes and
+	// tapeBytes are what every live sandbox holds now, each team's part
+	// in its memTeam.
+	budgets    Budgets
+	worldBytes atomic.Int64
+	tapeBytes  atomic.Int64
+	// tapeFull is set once a row found no room in the tape budget, and
+	// cleared when a sandbox gives tape back; a team's in its memTeam.
+	tapeFull atomic.Bool
+}
+
+// SetBudgets sets the memory budgets (zero fields: no limit). Call it
+// before serving.
+func (s *MemoryStore) SetBudgets(b Budgets) { s.budgets = b }
+
+// enforcesWorldBudget: Update measures every write's world itself.
+func (s *MemoryStore) enforcesWorldBudget() bool { return true }
+
+// measured reports whether writes must know the size of the world they
+// leave: then they run on a private copy, kept only if it fits.
+func (s *MemoryStore) measured() bool {
+	return s.budgets.WorldBytes > 0 || s.budgets.ServerWorldBytes > 0
 }
 
 // SetMaxTapeRows caps each twin's tape (n <= 0: DefaultMaxTapeRows). Rows
@@ -47,12 +71,19 @@ type memSandbox struct {
 	mu    sync.RWMutex // guards sb
 	sb    Sandbox
 	twins map[string]*memTwin
+	team  *memTeam
 }
 
 type memTwin struct {
 	mu    sync.RWMutex // guards world
 	world any
 	seed  []byte
+	// size is the length of the world's state document, known when the
+	// store measures writes (MemoryStore.measured); gone is set once the
+	// sandbox's memory is given back (release), after which nothing is
+	// counted for it again. Both are guarded by mu.
+	size int64
+	gone bool
 
 	// inflight is held shared by every call that reserved a tape position
 	// and sends its response before writing the row there (reserveTape);
@@ -66,9 +97,22 @@ type memTwin struct {
 	// allocation per row keeps garbage collection cheap however long tapes
 	// grow. Seq N is at index N-1.
 	rows [][]byte
+	// rowBytes is what rows hold; dropping is set once a row was not kept
+	// for want of budget, so that no later one is either (rows stay the
+	// prefix seq 1..len(rows)). Guarded by tapeMu, as released is.
+	rowBytes int64
+	dropping bool
+	// released is set once release gave rowBytes back.
+	released bool
 }
 
 type memTeam struct {
+	// worldBytes, tapeBytes and tapeFull are the team's part of the
+	// store's.
+	worldBytes atomic.Int64
+	tapeBytes  atomic.Int64
+	tapeFull   atomic.Bool
+
 	created   int
 	twins     int
 	evals     int
@@ -150,6 +194,7 @@ func (s *MemoryStore) Sweep() {
 		ms.mu.RUnlock()
 		if gone {
 			s.sandboxes.Delete(id)
+			s.release(ms)
 		}
 		return true
 	})
@@ -194,9 +239,17 @@ func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string
 	if quota > 0 && t.openCount(s.now()) >= quota {
 		return ErrQuota
 	}
-	ms := &memSandbox{sb: *sb, twins: map[string]*memTwin{}}
+	var bytes int64
+	for _, w := range worlds {
+		// The seed document and the world made from it.
+		bytes += 2 * int64(len(w.Doc))
+	}
+	if err := s.admit(sb.Team, t, bytes); err != nil {
+		return err
+	}
+	ms := &memSandbox{sb: *sb, twins: map[string]*memTwin{}, team: t}
 	for name, w := range worlds {
-		ms.twins[name] = &memTwin{world: w.World, seed: w.Doc}
+		ms.twins[name] = &memTwin{world: w.World, seed: w.Doc, size: int64(len(w.Doc))}
 	}
 	s.sandboxes.Store(sb.ID, ms)
 	t.open[sb.ID] = sb.ExpiresAt
@@ -300,25 +353,122 @@ func (s *MemoryStore) Discard(ctx context.Context, id string) error {
 		delete(t.summaries, id)
 		delete(t.open, id)
 	}
+	s.release(ms)
 	return nil
 }
 
+// admit takes bytes of world budget for a new sandbox of team t, or
+// refuses it: its tapes would start over a tape budget already spent, or
+// its worlds would take the team past its share or the server past its
+// budget. It runs under s.mu, so creates are admitted one at a time;
+// writes, which take and give back world bytes meanwhile, do so
+// atomically.
+func (s *MemoryStore) admit(team string, t *memTeam, bytes int64) error {
+	b := s.budgets
+	if lim := b.teamLimit(b.ServerTapeBytes); lim > 0 && (t.tapeFull.Load() || t.tapeBytes.Load() >= lim) {
+		return &BudgetError{Budget: BudgetTeamTape, Team: team, Limit: lim, Used: t.tapeBytes.Load()}
+	}
+	if lim := b.ServerTapeBytes; lim > 0 && (s.tapeFull.Load() || s.tapeBytes.Load() >= lim) {
+		return &BudgetError{Budget: BudgetServerTape, Team: team, Limit: lim, Used: s.tapeBytes.Load()}
+	}
+	return s.takeWorld(team, t, bytes)
+}
+
+// takeWorld counts delta more bytes of world for team t, or, for growth
+// that would take the team past its share or the server past its budget,
+// counts nothing and says which.
+func (s *MemoryStore) takeWorld(team string, t *memTeam, delta int64) error {
+	if delta <= 0 {
+		s.worldBytes.Add(delta)
+		t.worldBytes.Add(delta)
+		return nil
+	}
+	b := s.budgets
+	if n, lim := t.worldBytes.Add(delta), b.teamLimit(b.ServerWorldBytes); lim > 0 && n > lim {
+		t.worldBytes.Add(-delta)
+		return &BudgetError{Budget: BudgetTeamWorld, Team: team, Limit: lim, Used: n - delta, Size: n}
+	}
+	if n := s.worldBytes.Add(delta); b.ServerWorldBytes > 0 && n > b.ServerWorldBytes {
+		s.worldBytes.Add(-delta)
+		t.worldBytes.Add(-delta)
+		return &BudgetError{Budget: BudgetServerWorld, Team: team, Limit: b.ServerWorldBytes, Used: n - delta, Size: n}
+	}
+	return nil
+}
+
+// takeTape counts a kept row of n bytes, or reports that the team's
+// share or the server's tape budget has no room for it.
+func (s *MemoryStore) takeTape(t *memTeam, n int64) bool {
+	b := s.budgets
+	if b.ServerTapeBytes <= 0 {
+		s.tapeBytes.Add(n)
+		t.tapeBytes.Add(n)
+		return true
+	}
+	if v, lim := t.tapeBytes.Add(n), b.teamLimit(b.ServerTapeBytes); lim > 0 && v > lim {
+		t.tapeBytes.Add(-n)
+		t.tapeFull.Store(true)
+		return false
+	}
+	if v := s.tapeBytes.Add(n); v > b.ServerTapeBytes {
+		s.tapeBytes.Add(-n)
+		t.tapeBytes.Add(-n)
+		s.tapeFull.Store(true)
+		return false
+	}
+	return true
+}
+
+// release gives back what a deleted sandbox's worlds and tapes held. A
+// call still running on it counts nothing after.
+func (s *MemoryStore) release(ms *memSandbox) {
+	for _, mt := range ms.twins {
+		mt.mu.Lock()
+		if !mt.gone {
+			mt.gone = true
+			s.worldBytes.Add(-(int64(len(mt.seed)) + mt.size))
+			ms.team.worldBytes.Add(-(int64(len(mt.seed)) + mt.size))
+		}
+		mt.mu.Unlock()
+		mt.tapeMu.Lock()
+		if mt.rowBytes > 0 {
+			s.tapeBytes.Add(-mt.rowBytes)
+			ms.team.tapeBytes.Add(-mt.rowBytes)
+			s.tapeFull.Store(false)
+			ms.team.tapeFull.Store(false)
+		}
+		mt.rowBytes = 0
+		mt.dropping, mt.released = true, true
+		mt.tapeMu.Unlock()
+	}
+}
+
 func (s *MemoryStore) twin(sb *Sandbox, name string) (*memTwin, error) {
+	_, mt, err := s.sandboxTwin(sb, name)
+	return mt, err
+}
+
+func (s *MemoryStore) sandboxTwin(sb *Sandbox, name string) (*memSandbox, *memTwin, error) {
 	ms, ok := s.live(sb.ID)
 	if !ok {
-		return nil, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
 	mt, ok := ms.twins[name]
 	if !ok {
-		return nil, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
-	return mt, nil
+	return ms, mt, nil
 }
 
 func (s *MemoryStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, write bool, fn UpdateFunc) error {
-	mt, err := s.twin(sb, tw.Name)
+	ms, mt, err := s.sandboxTwin(sb, tw.Name)
 	if err != nil {
 		return err
+	}
+	if write && s.measured() {
+		mt.mu.Lock()
+		defer mt.mu.Unlock()
+		return s.measuredWrite(ms, mt, tw, fn)
 	}
 	if write {
 		mt.mu.Lock()
@@ -329,6 +479,38 @@ func (s *MemoryStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, w
 	}
 	_, err = fn(mt.world)
 	return err
+}
+
+// measuredWrite runs fn on a private copy of the twin's world and keeps
+// the copy only if the world it leaves fits the budgets; a refused write
+// thus changes nothing. Copying and measuring cost about as much as
+// encoding the world once more, what a write costs in the Redis store.
+// The caller holds mt.mu.
+func (s *MemoryStore) measuredWrite(ms *memSandbox, mt *memTwin, tw *twins.Twin, fn UpdateFunc) error {
+	if mt.gone {
+		return ErrNotFound
+	}
+	work, err := copyWorld(tw, mt.world)
+	if err != nil {
+		return fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	mutated, fnErr := fn(work)
+	if !mutated {
+		return fnErr
+	}
+	size, err := encodedSize(work)
+	if err != nil {
+		return fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	if lim := s.budgets.WorldBytes; lim > 0 && size > lim {
+		return &BudgetError{Budget: BudgetWorld, Twin: tw.Name, Team: ms.sb.Team, Limit: lim, Used: mt.size, Size: size}
+	}
+	if err := s.takeWorld(ms.sb.Team, ms.team, size-mt.size); err != nil {
+		err.(*BudgetError).Twin = tw.Name
+		return err
+	}
+	mt.world, mt.size = work, size
+	return fnErr
 }
 
 func (s *MemoryStore) State(ctx context.Context, sb *Sandbox, twin string) ([]byte, error) {
@@ -353,7 +535,7 @@ func (s *MemoryStore) Seed(ctx context.Context, sb *Sandbox, twin string) ([]byt
 var seqZero = []byte(`{"seq":0,`)
 
 func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (int64, error) {
-	mt, err := s.twin(sb, row.Twin)
+	ms, mt, err := s.sandboxTwin(sb, row.Twin)
 	if err != nil {
 		return 0, err
 	}
@@ -367,11 +549,30 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 	defer mt.tapeMu.Unlock()
 	mt.total++
 	row.Seq = mt.total
-	if mt.total > s.maxTapeRows {
+	if mt.total > s.maxTapeRows || mt.dropping {
 		return row.Seq, nil
 	}
-	mt.rows = append(mt.rows, withSeq(row.Seq, rest))
+	kept := withSeq(row.Seq, rest)
+	if !s.keepRow(ms, mt, int64(len(kept))) {
+		return row.Seq, nil
+	}
+	mt.rows = append(mt.rows, kept)
 	return row.Seq, nil
+}
+
+// keepRow decides, under mt.tapeMu, whether the twin's next row, of about
+// n bytes, is kept, and counts it if so. Past the tape's row cap, or once
+// a row was dropped for want of budget, none is.
+func (s *MemoryStore) keepRow(ms *memSandbox, mt *memTwin, n int64) bool {
+	if mt.total > s.maxTapeRows || mt.dropping {
+		return false
+	}
+	if !s.takeTape(ms.team, n) {
+		mt.dropping = true
+		return false
+	}
+	mt.rowBytes += n
+	return true
 }
 
 // encodeRowTail encodes row with seq 0 into a scratch buffer reused across
@@ -407,7 +608,7 @@ var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return 
 // twin's inflight lock shared, and tape reads, which take it exclusively,
 // wait: no reader sees the empty position or misses the row.
 func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row), err error) {
-	mt, err := s.twin(sb, twin)
+	ms, mt, err := s.sandboxTwin(sb, twin)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +616,10 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 	mt.tapeMu.Lock()
 	mt.total++
 	seq, at := mt.total, -1
-	if seq <= s.maxTapeRows {
+	// The row's size is not known yet: it is counted at a typical row's
+	// size now, and its own at fill.
+	const reserved = 1 << 10
+	if s.keepRow(ms, mt, reserved) {
 		at = len(mt.rows)
 		mt.rows = append(mt.rows, nil)
 	}
@@ -436,6 +640,13 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 		}
 		mt.tapeMu.Lock()
 		mt.rows[at] = kept
+		if !mt.released {
+			// Counted past the budget if need be: the place is taken.
+			d := int64(len(kept)) - reserved
+			mt.rowBytes += d
+			s.tapeBytes.Add(d)
+			ms.team.tapeBytes.Add(d)
+		}
 		mt.tapeMu.Unlock()
 	}, nil
 }
