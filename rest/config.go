@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/twins"
 )
 
@@ -42,6 +43,22 @@ type Config struct {
 	// MaxTapeRows caps each twin's tape in a sandbox (default 100,000);
 	// calls past it are counted and reported as dropped, never kept.
 	MaxTapeRows int64
+	// MaxWorldBytes caps one twin's world in a sandbox, as the length of
+	// its state document: a seed over it is refused at create, a write
+	// that would grow a world past it is refused in the vendor's shape
+	// (default 32 MiB).
+	MaxWorldBytes int64
+	// MaxServerWorldBytes caps the worlds of every sandbox together, each
+	// twin counting its seed and its current state (default 4 GiB; memory
+	// store only).
+	MaxServerWorldBytes int64
+	// MaxServerTapeBytes caps the tape rows of every sandbox together
+	// (default 2 GiB; memory store only); a tape past it, or past its
+	// team's share, keeps no further rows and reads truncated.
+	MaxServerTapeBytes int64
+	// TeamBudgetPercent is the part of each server budget one team may
+	// hold, 1 to 100 (default 0: an equal part for each configured team).
+	TeamBudgetPercent int
 	// RateLimits is requests per minute per sandbox for each twin (0: off).
 	RateLimits map[string]int
 	// BodyTimeout is how long a request's body may take to arrive (default
@@ -89,6 +106,15 @@ func (c *Config) Defaults() {
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 10 << 20
 	}
+	if c.MaxWorldBytes <= 0 {
+		c.MaxWorldBytes = DefaultMaxWorldBytes
+	}
+	if c.MaxServerWorldBytes <= 0 {
+		c.MaxServerWorldBytes = DefaultMaxServerWorldBytes
+	}
+	if c.MaxServerTapeBytes <= 0 {
+		c.MaxServerTapeBytes = DefaultMaxServerTapeBytes
+	}
 	if c.BodyTimeout <= 0 {
 		c.BodyTimeout = defaultBodyTimeout
 	}
@@ -101,4 +127,26 @@ func (c *Config) Defaults() {
 	if c.MaxConns <= 0 {
 		c.MaxConns = defaultMaxConns
 	}
+}
+
+// The default memory budgets keep a server with 24 GiB of memory up
+// under a flood of creates and calls: what sandboxes hold live is bounded
+// by about 6 GiB, which the Go heap may double between collections, with
+// room left for requests being decoded meanwhile.
+const (
+	DefaultMaxWorldBytes       = 32 << 20
+	DefaultMaxServerWorldBytes = 4 << 30
+	DefaultMaxServerTapeBytes  = 2 << 30
+)
+
+// budgets are the memory budgets for a server of teams teams.
+func (c *Config) budgets(teams int) session.Budgets {
+	b := session.Budgets{WorldBytes: c.MaxWorldBytes, ServerWorldBytes: c.MaxServerWorldBytes, ServerTapeBytes: c.MaxServerTapeBytes}
+	switch {
+	case c.TeamBudgetPercent > 0:
+		b.TeamShare = float64(c.TeamBudgetPercent) / 100
+	case teams > 1:
+		b.TeamShare = 1 / float64(teams)
+	}
+	return b
 }

@@ -87,10 +87,25 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
 	}
 	created, err := s.Manager.Create(r.Context(), teamOf(r), req)
 	if err != nil {
+		if se, ok := err.(*session.Error); ok && se.RetryAfter > 0 {
+			w = retryAfterWriter{w, strconv.Itoa(se.RetryAfter)}
+		}
 		writeControlError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, created)
+}
+
+// retryAfterWriter sends Retry-After as the refusal asked, whatever the
+// error envelope's own default.
+type retryAfterWriter struct {
+	http.ResponseWriter
+	seconds string
+}
+
+func (w retryAfterWriter) WriteHeader(status int) {
+	w.Header().Set("Retry-After", w.seconds)
+	w.ResponseWriter.WriteHeader(status)
 }
 
 func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) {

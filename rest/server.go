@@ -56,6 +56,7 @@ func NewServer(cfg Config, reg *twins.Registry, store session.Store, teams *sess
 	s.Manager = session.NewManager(store, reg, session.Config{
 		TTL: cfg.TTL, Retention: cfg.Retention, MaxTwins: cfg.MaxTwins,
 		SandboxQuota: cfg.SandboxQuota, PublicURL: cfg.PublicURL, StateDeltas: cfg.StateDeltas,
+		Budgets: cfg.budgets(teams.Count()),
 	}, nil)
 	s.limits = newRateLimiter(cfg.RateLimits)
 	s.origins = mcpserver.NewOrigins(cfg.PublicURL, cfg.AllowedOrigins)

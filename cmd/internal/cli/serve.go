@@ -82,6 +82,14 @@ func (a *App) newServeCmd() *cobra.Command {
 	bindKey(f, "runs-dir", keyRunsDir)
 	f.Int64("max-tape-rows", 100_000, "rows kept per twin tape of a sandbox; later calls are counted, not kept (env POME_MAX_TAPE_ROWS)")
 	bindKey(f, "max-tape-rows", keyMaxTapeRows)
+	f.Int64("max-world-bytes", rest.DefaultMaxWorldBytes, "bytes one twin's world in a sandbox may hold, as its state document; larger seeds and writes are refused (env POME_MAX_WORLD_BYTES)")
+	bindKey(f, "max-world-bytes", keyMaxWorldBytes)
+	f.Int64("max-server-world-bytes", rest.DefaultMaxServerWorldBytes, "bytes the worlds of all sandboxes may hold together, seeds included; creates past it are refused (env POME_MAX_SERVER_WORLD_BYTES; memory store)")
+	bindKey(f, "max-server-world-bytes", keyMaxServerWorldBytes)
+	f.Int64("max-server-tape-bytes", rest.DefaultMaxServerTapeBytes, "bytes the tapes of all sandboxes may hold together; past it tapes keep no further rows (env POME_MAX_SERVER_TAPE_BYTES; memory store)")
+	bindKey(f, "max-server-tape-bytes", keyMaxServerTapeBytes)
+	f.Int("team-budget-percent", 0, "percent of each server budget one team may hold; 0 gives each configured team an equal part (env POME_TEAM_BUDGET_PERCENT)")
+	bindKey(f, "team-budget-percent", keyTeamBudgetPercent)
 	f.Int("gc-heap-floor", 128, "MiB the Go heap may grow to before a garbage collection, while little of it is live; 0 leaves GOGC alone (env POME_GC_HEAP_FLOOR)")
 	bindKey(f, "gc-heap-floor", keyGCHeapFloor)
 	f.Bool("state-deltas", false, "tape what each call changed in its twin's state, for the dashboard (env POME_STATE_DELTAS; costs a diff per write)")
@@ -149,6 +157,14 @@ const keyRunsDir = "runs_dir"
 
 // keyMaxTapeRows is the config key of --max-tape-rows.
 const keyMaxTapeRows = "max_tape_rows"
+
+// Config keys of the memory budgets (--max-world-bytes, …).
+const (
+	keyMaxWorldBytes       = "max_world_bytes"
+	keyMaxServerWorldBytes = "max_server_world_bytes"
+	keyMaxServerTapeBytes  = "max_server_tape_bytes"
+	keyTeamBudgetPercent   = "team_budget_percent"
+)
 
 // keyStateDeltas is the config key of --state-deltas.
 const keyStateDeltas = "state_deltas"
@@ -234,6 +250,9 @@ func ServeConfig(v *viper.Viper, fileRaw map[string]any) (rest.Config, error) {
 		}
 		cfg.MaxTapeRows = int64(n)
 	}
+	if err := budgetConfig(v, &cfg); err != nil {
+		return cfg, err
+	}
 
 	if env := strings.TrimSpace(v.GetString(keyAPIKeys)); env != "" {
 		if cfg.Teams, err = ParseAPIKeys(env); err != nil {
@@ -251,6 +270,29 @@ func ServeConfig(v *viper.Viper, fileRaw map[string]any) (rest.Config, error) {
 	}
 	cfg.Defaults()
 	return cfg, nil
+}
+
+// budgetConfig reads the memory budgets.
+func budgetConfig(v *viper.Viper, cfg *rest.Config) error {
+	for key, dst := range map[string]*int64{
+		keyMaxWorldBytes: &cfg.MaxWorldBytes, keyMaxServerWorldBytes: &cfg.MaxServerWorldBytes, keyMaxServerTapeBytes: &cfg.MaxServerTapeBytes,
+	} {
+		v.BindEnv(key, "POME_"+strings.ToUpper(key))
+		n, err := positiveInt(v, key)
+		if err != nil {
+			return err
+		}
+		*dst = int64(n)
+	}
+	v.BindEnv(keyTeamBudgetPercent, "POME_TEAM_BUDGET_PERCENT")
+	if v.IsSet(keyTeamBudgetPercent) {
+		n, err := cast.ToIntE(v.Get(keyTeamBudgetPercent))
+		if err != nil || n < 0 || n > 100 {
+			return usageErrorf("%s: want a percent from 0 to 100, got %v", keyTeamBudgetPercent, v.Get(keyTeamBudgetPercent))
+		}
+		cfg.TeamBudgetPercent = n
+	}
+	return nil
 }
 
 // ParseAPIKeys parses POME_API_KEYS: comma-separated team:key pairs, where
