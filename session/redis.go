@@ -91,16 +91,6 @@ func (s *RedisStore) SetWorldCacheBytes(n int64) {
 	s.worlds.setMax(n)
 }
 
-// OpenRedis connects to the Redis server named by a redis:// or rediss://
-// (TLS) URL. It does not dial: the first command does.
-func OpenRedis(url string) (redis.UniversalClient, error) {
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("redis url: %w", err)
-	}
-	return redis.NewClient(opts), nil
-}
-
 // teamStopScript takes a stopped sandbox out of its team's open set and
 // records it as stopped in the index, unless a concurrent Discard already
 // removed it there (which must not be undone).
