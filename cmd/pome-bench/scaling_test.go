@@ -34,10 +34,11 @@ import (
 //	  -bench 'ScalingWorld/redis|ScalingTape$/redis' -benchmem -benchtime 200x ./cmd/pome-bench/
 //	POME_TEST_REDIS_URL=redis://127.0.0.1:6379/12 go test -run 'ScalingRedisMemory' -v ./cmd/pome-bench/
 //
-// On Redis every write decodes and encodes the whole world (reads use the
-// store's cache of decoded worlds), so a write on the 10,000-issue world
-// takes tens of milliseconds: use a small -benchtime there, and -timeout,
-// as the default 10 minutes is not enough for 2000x.
+// On Redis every write copies the whole world and compares the copy with
+// it to find its delta (reads use the store's cache of decoded worlds), so
+// a write on the 10,000-issue world takes over ten milliseconds: use a
+// small -benchtime there, and -timeout, as the default 10 minutes is not
+// enough for 2000x.
 //
 // Setup (seeding, pre-filling tapes, creating pools) is never timed: each
 // benchmark function runs once (b.Loop), and write benchmarks that must
