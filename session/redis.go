@@ -23,7 +23,9 @@ import (
 // RedisStore keeps sandboxes, twin worlds and tapes in Redis, so that any
 // number of replicas can serve any sandbox: nothing about a sandbox lives
 // only in one process. Every key of a sandbox expires with it (see
-// rediskeys.go for the layout).
+// rediskeys.go for the layout). A twin's world is stored as a base
+// document and the deltas of the writes after it, so that a write costs
+// what it changed rather than its world's size (see redis_delta.go).
 type RedisStore struct {
 	rdb         redis.UniversalClient
 	now         func() time.Time
