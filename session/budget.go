@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/pomehq/pome/twins"
 )
@@ -165,4 +166,48 @@ func createRefusal(team string, be *BudgetError) *Error {
 	return &Error{Type: ErrUnavailable, Details: details, RetryAfter: budgetRetryAfter, Message: fmt.Sprintf(
 		"the server holds %d bytes of %s, its budget is %d bytes (%s); retry once sandboxes expire or are discarded",
 		be.Used, what, be.Limit, setting)}
+}
+
+// worldSizes is what one process last measured of each world it wrote to,
+// so that writes to a world far under its budget need not encode the
+// whole world each time (see sampledWrite, the memory store's own
+// sampling): such a world is measured once every sampleInterval writes
+// this process makes to it, a world nearer its budget on every write.
+// Replicas sample apart, so a world may pass its budget by what a few
+// intervals of writes add before one of them measures it; then every
+// write measures it again.
+type worldSizes struct {
+	mu sync.Mutex
+	m  map[string]*sampledSize
+}
+
+type sampledSize struct {
+	size, unmeasured int64
+}
+
+// worldSizesMax bounds the worlds remembered; past it all are forgotten,
+// and each is measured on its next write.
+const worldSizesMax = 1 << 16
+
+// due reports whether this write to the twin's world must be measured.
+func (w *worldSizes) due(sid, twin string, limit int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e := w.m[sid+"/"+twin]
+	if e == nil {
+		return true
+	}
+	e.unmeasured++
+	roomy := e.size*roomyShare <= limit && limit-e.size >= 4*sampleGrowth*sampleInterval(e.size)
+	return !roomy || e.unmeasured >= sampleInterval(e.size)
+}
+
+// measured keeps the size a write left.
+func (w *worldSizes) measured(sid, twin string, size int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m == nil || len(w.m) >= worldSizesMax {
+		w.m = map[string]*sampledSize{}
+	}
+	w.m[sid+"/"+twin] = &sampledSize{size: size}
 }

@@ -179,3 +179,34 @@ func BenchmarkMemoryUpdateWriteBudgeted(b *testing.B) {
 	s.SetBudgets(session.Budgets{WorldBytes: 1 << 20, ServerWorldBytes: 1 << 30, ServerTapeBytes: 1 << 30})
 	storetest.BenchUpdateWrite(b, s)
 }
+
+// TestMemoryWorldBudgetSampled: a world far under its budget is written in
+// place and measured only now and then, yet the budget still holds: once
+// the world nears it, writes are measured on a copy again, and the one
+// that would pass it is refused and changes nothing.
+func TestMemoryWorldBudgetSampled(t *testing.T) {
+	const limit = 2 << 20
+	s := newMemory(t, nil)
+	s.SetBudgets(session.Budgets{WorldBytes: limit})
+	sb, err := createAlpha(t, s, storetest.NewTeam())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := 0
+	for ; writes < 1000; writes++ {
+		before, _ := s.State(t.Context(), sb, "alpha")
+		if err := s.Update(t.Context(), sb, storetest.Alpha, true, grow(16<<10)); err != nil {
+			budgetOf(t, err)
+			if after, _ := s.State(t.Context(), sb, "alpha"); string(after) != string(before) {
+				t.Fatal("the refused write changed the world")
+			}
+			if len(before) > limit {
+				t.Fatalf("the world reached %d bytes, over its budget of %d", len(before), limit)
+			}
+			break
+		}
+	}
+	if writes == 0 || writes == 1000 {
+		t.Fatalf("%d writes before a refusal", writes)
+	}
+}

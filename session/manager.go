@@ -140,6 +140,10 @@ type Manager struct {
 	Registry *twins.Registry
 	Config   Config
 	Now      func() time.Time
+
+	// sizes samples the size of the worlds this process writes to, for a
+	// store that does not measure them itself (worldSizes).
+	sizes worldSizes
 }
 
 // NewManager returns a manager; now defaults to time.Now.
@@ -559,7 +563,7 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 			}
 		}
 		mutated := write && run.Mutated()
-		if mutated && measure {
+		if mutated && measure && m.sizes.due(sb.ID, tw.Name, lim) {
 			size, merr := encodedSize(world)
 			if merr != nil {
 				return false, merr
@@ -567,6 +571,7 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 			if size > lim {
 				return false, &BudgetError{Budget: BudgetWorld, Twin: tw.Name, Team: sb.Team, Limit: lim, Size: size}
 			}
+			m.sizes.measured(sb.ID, tw.Name, size)
 		}
 		if mutated && before != nil {
 			if after, merr := json.Marshal(world); merr == nil {

@@ -84,6 +84,8 @@ type memTwin struct {
 	// counted for it again. Both are guarded by mu.
 	size int64
 	gone bool
+	// unmeasured counts writes since size was measured (sampledWrite).
+	unmeasured int64
 
 	// inflight is held shared by every call that reserved a tape position
 	// and sends its response before writing the row there (reserveTape);
@@ -468,6 +470,9 @@ func (s *MemoryStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, w
 	if write && s.measured() {
 		mt.mu.Lock()
 		defer mt.mu.Unlock()
+		if s.roomy(ms, mt) {
+			return s.sampledWrite(ms, mt, tw, fn)
+		}
 		return s.measuredWrite(ms, mt, tw, fn)
 	}
 	if write {
@@ -479,6 +484,70 @@ func (s *MemoryStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, w
 	}
 	_, err = fn(mt.world)
 	return err
+}
+
+// A write measured exactly costs a copy and an encoding of the whole
+// world, which for a large world is thousands of times the write itself.
+// While a world and its team's and the server's budgets have plenty of
+// room, writes run on the world itself and it is measured only every so
+// many writes (the more it holds, the fewer), which keeps a write's cost
+// close to flat in the world's size; a world that nears its budget is
+// measured on every write again, on a copy.
+const (
+	// roomyShare: a world under this share of its budget, and budgets with
+	// this share left, are roomy.
+	roomyShare = 2
+	// sampleEvery is the fewest writes between measures of a roomy world;
+	// a larger one is measured once it could have grown by an eighth at
+	// sampleGrowth bytes a write.
+	sampleEvery  = 64
+	sampleGrowth = 1 << 10
+)
+
+// sampleInterval is how many writes a roomy world of size bytes goes
+// unmeasured.
+func sampleInterval(size int64) int64 { return max(sampleEvery, size/8/sampleGrowth) }
+
+// roomy reports whether a write to mt may run on the world itself.
+func (s *MemoryStore) roomy(ms *memSandbox, mt *memTwin) bool {
+	b := s.budgets
+	// The world's own budget must leave room for what the writes until
+	// the next measure could add, at four times the usual growth.
+	if b.WorldBytes > 0 && (mt.size*roomyShare > b.WorldBytes || b.WorldBytes-mt.size < 4*sampleGrowth*sampleInterval(mt.size)) {
+		return false
+	}
+	if lim := b.teamLimit(b.ServerWorldBytes); lim > 0 && ms.team.worldBytes.Load()*roomyShare > lim {
+		return false
+	}
+	return b.ServerWorldBytes <= 0 || s.worldBytes.Load()*roomyShare <= b.ServerWorldBytes
+}
+
+// sampledWrite runs fn on the world itself and measures the world when
+// enough writes went unmeasured. What it grew by is counted then, even
+// past a budget (the write is done): the world is then no longer roomy,
+// and later writes are measured on a copy and refused. The caller holds
+// mt.mu.
+func (s *MemoryStore) sampledWrite(ms *memSandbox, mt *memTwin, tw *twins.Twin, fn UpdateFunc) error {
+	if mt.gone {
+		return ErrNotFound
+	}
+	mutated, fnErr := fn(mt.world)
+	if !mutated {
+		return fnErr
+	}
+	mt.unmeasured++
+	if mt.unmeasured < sampleInterval(mt.size) {
+		return fnErr
+	}
+	mt.unmeasured = 0
+	size, err := encodedSize(mt.world)
+	if err != nil {
+		return fnErr
+	}
+	s.worldBytes.Add(size - mt.size)
+	ms.team.worldBytes.Add(size - mt.size)
+	mt.size = size
+	return fnErr
 }
 
 // measuredWrite runs fn on a private copy of the twin's world and keeps
