@@ -26,37 +26,12 @@ import (
 // takes its place. Every write a client saw acknowledged (201) must be in
 // the final state, and the tape must stay gap-free.
 func TestKillRedisAndReplicaMidTraffic(t *testing.T) {
-	r := startOwnRedis(t, 0) // skips without POME_TEST_REDIS_URL or redis-server
-	r.kill()
-	dir := t.TempDir()
-	// Durable Redis: every write is fsynced before it is acknowledged, so
-	// a kill loses nothing a client was told about.
-	start := func() *exec.Cmd {
-		bin, _ := exec.LookPath("redis-server")
-		cmd := exec.Command(bin, "--port", fmt.Sprint(r.port), "--bind", "127.0.0.1", "--save", "",
-			"--appendonly", "yes", "--appendfsync", "always", "--dir", dir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd
-	}
+	r, start := durableRedis(t)
 	redisCmd := start()
 	waitPort(t, r.port)
 
 	key, team := session.NewAPIKey(), "midtraffic-"+session.NewRequestID()
-	replica := func() *httptest.Server {
-		c, err := session.OpenRedis(r.url())
-		if err != nil {
-			t.Fatal(err)
-		}
-		store := session.NewRedisStore(c, nil)
-		t.Cleanup(func() { store.Close() })
-		teams, _ := session.NewTeams(map[string][]string{team: {key}})
-		hs := httptest.NewServer(rest.NewServer(rest.Config{}, all.Registry(), store, teams))
-		t.Cleanup(hs.Close)
-		return hs
-	}
+	replica := func() *httptest.Server { return redisReplica(t, r.url(), team, key) }
 	a, b := replica(), replica()
 	var live atomic.Pointer[[]string]
 	live.Store(&[]string{a.URL, b.URL})
@@ -178,6 +153,41 @@ func TestKillRedisAndReplicaMidTraffic(t *testing.T) {
 		}
 	}
 	t.Logf("%d writes acknowledged, %d refused during the faults", served.Load(), refused.Load())
+}
+
+// durableRedis gives the test a redis-server of its own and a function
+// that starts it (again) on the same port and data: durable, every write
+// fsynced before it is acknowledged, so a kill loses nothing a client was
+// told about. It skips without POME_TEST_REDIS_URL or redis-server.
+func durableRedis(t *testing.T) (*ownRedis, func() *exec.Cmd) {
+	r := startOwnRedis(t, 0)
+	r.kill()
+	dir := t.TempDir()
+	return r, func() *exec.Cmd {
+		bin, _ := exec.LookPath("redis-server")
+		cmd := exec.Command(bin, "--port", fmt.Sprint(r.port), "--bind", "127.0.0.1", "--save", "",
+			"--appendonly", "yes", "--appendfsync", "always", "--dir", dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// A paused server must be let go on before it can be killed.
+		t.Cleanup(func() { cmd.Process.Signal(syscall.SIGCONT); cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+}
+
+// redisReplica serves every twin on the Redis at url, for one team.
+func redisReplica(t *testing.T, url, team, key string) *httptest.Server {
+	c, err := session.OpenRedis(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := session.NewRedisStore(c, nil)
+	t.Cleanup(func() { store.Close() })
+	teams, _ := session.NewTeams(map[string][]string{team: {key}})
+	hs := httptest.NewServer(rest.NewServer(rest.Config{}, all.Registry(), store, teams))
+	t.Cleanup(hs.Close)
+	return hs
 }
 
 func waitPort(t *testing.T, port int) {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -15,10 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pomehq/pome/rest"
 	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/tape"
-	"github.com/pomehq/pome/twins/all"
 )
 
 // faultTransport sends one issue create a way agents do, and reports
@@ -98,35 +95,12 @@ func faultTransports(tok, agent string) []faultTransport {
 // one row marked state_mutation, and no such row names an issue the state
 // lacks (the tape neither misses nor invents a change); seq is gap-free.
 func TestRedisFaultsEveryTransport(t *testing.T) {
-	r := startOwnRedis(t, 0) // skips without POME_TEST_REDIS_URL or redis-server
-	r.kill()
-	dir := t.TempDir()
-	start := func() *exec.Cmd {
-		bin, _ := exec.LookPath("redis-server")
-		cmd := exec.Command(bin, "--port", fmt.Sprint(r.port), "--bind", "127.0.0.1", "--save", "",
-			"--appendonly", "yes", "--appendfsync", "always", "--dir", dir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Signal(syscall.SIGCONT); cmd.Process.Kill(); cmd.Wait() })
-		return cmd
-	}
+	r, start := durableRedis(t)
 	redisCmd := start()
 	waitPort(t, r.port)
 
 	key, team := session.NewAPIKey(), "transports-"+session.NewRequestID()
-	replica := func() *httptest.Server {
-		c, err := session.OpenRedis(r.url())
-		if err != nil {
-			t.Fatal(err)
-		}
-		store := session.NewRedisStore(c, nil)
-		t.Cleanup(func() { store.Close() })
-		teams, _ := session.NewTeams(map[string][]string{team: {key}})
-		hs := httptest.NewServer(rest.NewServer(rest.Config{}, all.Registry(), store, teams))
-		t.Cleanup(hs.Close)
-		return hs
-	}
+	replica := func() *httptest.Server { return redisReplica(t, r.url(), team, key) }
 	a, b := replica(), replica()
 	urls := []string{a.URL, b.URL}
 	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
