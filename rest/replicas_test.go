@@ -27,6 +27,12 @@ func startReplicas(t *testing.T) ([]string, string) {
 	if url == "" {
 		t.Skip("POME_TEST_REDIS_URL not set")
 	}
+	return startReplicasOn(t, url)
+}
+
+// startReplicasOn is startReplicas on the Redis (or Redis Cluster) at url.
+func startReplicasOn(t *testing.T, url string) ([]string, string) {
+	t.Helper()
 	key := session.NewAPIKey()
 	teams, _ := session.NewTeams(map[string][]string{"replicas-" + session.NewSandboxID(): {key}})
 	reg := twins.NewRegistry(notesTwin(false))
@@ -78,8 +84,10 @@ func createOn(t *testing.T, url, key string, twinNames ...string) *session.Creat
 // TestTwoReplicasShareRedis starts two servers on one Redis, creates a
 // sandbox on one, writes through both (REST and MCP) at once, and reads the
 // same state and the same gap-free tape from either.
-func TestTwoReplicasShareRedis(t *testing.T) {
-	urls, key := startReplicas(t)
+func TestTwoReplicasShareRedis(t *testing.T) { twoReplicasShare(t, startReplicas) }
+
+func twoReplicasShare(t *testing.T, start func(*testing.T) ([]string, string)) {
+	urls, key := start(t)
 	ctrl := func(i int, method, path, body string) (int, []byte) {
 		st, _, b := do(t, method, urls[i]+path, map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}, body)
 		return st, b
@@ -160,8 +168,10 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 // every read with what another replica wrote before the read began, tapes
 // each call exactly once, and refuses reads once the other replica stopped
 // the sandbox.
-func TestReplicaReadSeesOtherReplica(t *testing.T) {
-	urls, key := startReplicas(t)
+func TestReplicaReadSeesOtherReplica(t *testing.T) { replicaReadSeesOther(t, startReplicas) }
+
+func replicaReadSeesOther(t *testing.T, start func(*testing.T) ([]string, string)) {
+	urls, key := start(t)
 	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 	c := createOn(t, urls[0], key, "notes")
 	tok := c.ProviderCredentials["notes"].Token
@@ -294,8 +304,10 @@ func TestMCPReadOneRoundTrip(t *testing.T) {
 // stored, is stored neither with nor without its row: it is served again
 // under the twin's lease, answered once from the newer state, and taped
 // once; over REST and over MCP.
-func TestReplicaHeldWriteServedAgain(t *testing.T) {
-	urls, key := startReplicas(t)
+func TestReplicaHeldWriteServedAgain(t *testing.T) { replicaHeldWriteServedAgain(t, startReplicas) }
+
+func replicaHeldWriteServedAgain(t *testing.T, start func(*testing.T) ([]string, string)) {
+	urls, key := start(t)
 	ctl := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 	// mcp-sdk: the SDK's path (the fast path off); mcp-batch: the write as
 	// the one request of a JSON-RPC batch.

@@ -118,7 +118,13 @@ func (p *replyCutter) serve(c net.Conn) {
 // replyCutter.
 func cutterStore(t *testing.T) (*session.RedisStore, *replyCutter) {
 	t.Helper()
-	u, err := url.Parse(redisURL(t))
+	raw := redisURL(t)
+	if strings.Contains(raw, "+cluster://") {
+		// A cluster client dials the nodes the cluster names, past any
+		// proxy in front of the seed node.
+		t.Skip("the reply cutter proxies one Redis server, not a cluster")
+	}
+	u, err := url.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
