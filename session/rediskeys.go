@@ -7,7 +7,9 @@ package session
 // Redis Cluster slot: the scripts that create, stop and write a sandbox touch
 // several of them atomically. Team keys carry the team as their hash tag for
 // the same reason (the quota script reads and writes all of them). Nothing
-// ever touches a sandbox key and a team key in one command or script.
+// ever touches a sandbox key and a team key in one command or script: a
+// Redis Cluster refuses keys of two slots (CROSSSLOT), which the
+// conformance suite on a cluster (TestRedisClusterStore) would show.
 
 // keyPrefix starts every key, so a shared Redis can tell Pome's keys apart.
 const keyPrefix = "pome:"
