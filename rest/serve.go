@@ -84,9 +84,13 @@ func openStore(ctx context.Context, cfg Config) (session.Store, string, error) {
 	if err := client.Ping(pctx).Err(); err != nil {
 		return nil, "", fmt.Errorf("cannot reach Redis at %s: %w", redactURL(cfg.RedisURL), err)
 	}
+	kind := "redis"
+	if strings.Contains(strings.ToLower(cfg.RedisURL), "+cluster://") {
+		kind = "redis cluster"
+	}
 	s := session.NewRedisStore(client, nil)
 	s.SetMaxTapeRows(cfg.MaxTapeRows)
-	return s, "redis", nil
+	return s, kind, nil
 }
 
 // redactURL hides a password in a Redis URL before it is printed.

@@ -71,7 +71,7 @@ func (a *App) newServeCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.String("addr", "127.0.0.1:7070", "listen address (env POME_ADDR)")
 	f.String("public-url", "", "base URL put in responses (env POME_PUBLIC_URL; default http:// + --addr)")
-	f.String("redis-url", "", "keep sandboxes, state and tapes in Redis (env POME_REDIS_URL; default in memory)")
+	f.String("redis-url", "", "keep sandboxes, state and tapes in Redis: redis://host:port/db, rediss:// (TLS), or a Redis Cluster as redis+cluster://host:port,host:port (env POME_REDIS_URL; default in memory)")
 	f.Duration("ttl", 30*time.Minute, "default sandbox lifetime (env POME_TTL)")
 	f.Duration("retention", 24*time.Hour, "how long a stopped sandbox stays readable (env POME_RETENTION)")
 	f.Int("max-twins", 3, "twins per sandbox (env POME_MAX_TWINS)")
