@@ -145,6 +145,7 @@ func New[W, In, Out any](spec Spec, h Handler[W, In, Out]) Action {
 	if in.Properties == nil {
 		in.Properties = map[string]*jsonschema.Schema{}
 	}
+	concrete(in)
 	resolved, err := in.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("twins.New(%s): resolve input schema: %v", spec.Name, err))
@@ -170,6 +171,7 @@ func New[W, In, Out any](spec Spec, h Handler[W, In, Out]) Action {
 		if err != nil {
 			panic(fmt.Sprintf("twins.New(%s): output schema: %v", spec.Name, err))
 		}
+		concrete(out)
 		a.out = out
 	}
 	return a
