@@ -157,9 +157,7 @@ func RESTError(e *twins.Error) (int, any) {
 	case twins.TooLarge:
 		status, name, reason = http.StatusRequestEntityTooLarge, "OUT_OF_RANGE", "uploadTooLarge"
 	case twins.NotImplemented:
-		// Google answers a method it does not know with 404 NOT_FOUND,
-		// which its clients do not retry (gaxios retries a 501).
-		status, name, reason = http.StatusNotFound, "NOT_FOUND", "notFound"
+		status, name, reason = http.StatusNotImplemented, "UNIMPLEMENTED", "notImplemented"
 	}
 	// Our own errors carry Google's reason; the transport's carry snake_case
 	// codes of their own, which Google spells differently.
@@ -181,14 +179,10 @@ func RESTError(e *twins.Error) (int, any) {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	body := map[string]any{"error": map[string]any{
+	return status, map[string]any{"error": map[string]any{
 		"code":    status,
 		"message": msg,
 		"errors":  []map[string]any{{"message": msg, "domain": "global", "reason": reason}},
 		"status":  name,
 	}}
-	if u, ok := twins.UnsupportedOf(e); ok {
-		body[twins.UnsupportedKey] = u
-	}
-	return status, body
 }

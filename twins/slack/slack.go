@@ -29,7 +29,6 @@ func New() *twins.Twin {
 		DecodeWorld: decode,
 		CopyWorld:   twins.WorldCopier((*World).indexMessages),
 		RESTError:   restError,
-		Refusal:     refusal,
 		TokenPrefix: "xoxb-",
 		// Slack SDKs may send the token as a "token" form or query field.
 		TokenInBody: true,
@@ -71,8 +70,6 @@ type errorBody struct {
 	Needed           string         `json:"needed,omitempty"`
 	Provided         string         `json:"provided,omitempty"`
 	ResponseMetadata *errorMetadata `json:"response_metadata,omitempty"`
-	// Pome explains an unknown_method: Slack has no field for it.
-	Pome *twins.Unsupported `json:"pome,omitempty"`
 }
 
 type errorMetadata struct {
@@ -92,10 +89,7 @@ func restError(e *twins.Error) (int, any) {
 	case twins.TooLarge:
 		status, body.Error = http.StatusRequestEntityTooLarge, "request_too_large"
 	case twins.NotImplemented:
-		// As slack.com answers a method it does not know: HTTP 200, so
-		// that SDKs which retry every other status stop at once.
-		body.Error = "unknown_method"
-		body.Pome, _ = twins.UnsupportedOf(e)
+		status, body.Error = http.StatusNotImplemented, "unknown_method"
 	case twins.Unauthorized:
 		if body.Error == "" {
 			body.Error = "invalid_auth"
@@ -121,13 +115,6 @@ func restError(e *twins.Error) (int, any) {
 		body.Provided = v
 	}
 	return status, body
-}
-
-// refusal is what slack.com answers a bad token, for every data-plane
-// refusal: HTTP 200 invalid_auth. @slack/web-api retries any other status
-// for about half an hour by default.
-func refusal(string) *twins.Error {
-	return twins.Errorf(twins.Unauthorized, "invalid_auth", "invalid_auth")
 }
 
 // Slack's application errors, each built in one place so the message an
