@@ -139,17 +139,18 @@ func Grade(ctx context.Context, t *Task, p Provider, judge Judge) *Verdict {
 	return v
 }
 
-// Excludable reports whether seed exclusion applies to a check: positive
-// checks over the final state (see the package documentation for why the
-// others are left out).
-func Excludable(c *twins.Check) bool {
-	return c.Substrate == twins.SubstrateFinal && c.Polarity == twins.Positive
+// Excludable reports whether seed exclusion applies to a check with these
+// arguments: positive checks over the final state (see the package
+// documentation for why the others are left out). Polarity is read per
+// argument where the check says so ("is in state open" is negative).
+func Excludable(c *twins.Check, args map[string]string) bool {
+	return c.Substrate == twins.SubstrateFinal && c.PolarityFor(args) == twins.Positive
 }
 
 // gradeCode evaluates one [code] criterion: first on the seed (exclusion),
 // then on the final world and tape.
 func gradeCode(r *CriterionResult, c Criterion, in *twins.Input) {
-	if Excludable(c.Check) && !c.AlwaysScored && in.Seed != nil {
+	if Excludable(c.Check, c.Args) && !c.AlwaysScored && in.Seed != nil {
 		seedOnly := &twins.Input{Twin: in.Twin, Seed: in.Seed, Final: in.Seed}
 		// An error here (say, on a seed that lacks what the check names)
 		// only means the seed does not satisfy the criterion.

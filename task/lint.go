@@ -52,7 +52,7 @@ func Lint(t *Task, reg *twins.Registry) []Finding {
 		switch {
 		case err != nil:
 			out = append(out, Finding{Line: c.Line, Msg: "criterion cannot be evaluated: " + err.Error()})
-		case res.Passed && Excludable(c.Check) && !c.AlwaysScored:
+		case res.Passed && Excludable(c.Check, c.Args) && !c.AlwaysScored:
 			excluded++
 			out = append(out, Finding{Line: c.Line, Warning: true,
 				Msg: fmt.Sprintf("criterion is already true in the seed (%s), so it will be excluded; tag it [code:%s always-scored] to count it", res.Reason, c.Twin)})

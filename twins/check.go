@@ -68,6 +68,12 @@ type Check struct {
 	Params      []Param   `json:"params"`
 	Substrate   Substrate `json:"substrate"`
 	Polarity    Polarity  `json:"polarity"`
+	// PolarityOf, when set, reads the polarity from the arguments, as the
+	// original Pome does: "Issue #3 in `acme/api` is in state open" asks
+	// that the issue not be closed, so that form is negative while the
+	// "closed" form is positive. Polarity is then the check's usual reading,
+	// shown in listings.
+	PolarityOf func(args map[string]string) Polarity `json:"-"`
 	Description string    `json:"description"`
 	// Eval evaluates the check. It returns an error only when the check
 	// cannot be evaluated (bad arguments, wrong world type), never for a
@@ -88,6 +94,14 @@ var (
 	ParamChannel = Param{Name: "channel", Type: "channel", Pattern: `[^"]+`, Example: "general"}
 	ParamTool    = Param{Name: "tool", Type: "tool", Pattern: `[a-z][a-z0-9_]*`, Example: "issue_write"}
 )
+
+// PolarityFor is the check's polarity for these arguments.
+func (c *Check) PolarityFor(args map[string]string) Polarity {
+	if c.PolarityOf != nil {
+		return c.PolarityOf(args)
+	}
+	return c.Polarity
+}
 
 // Render fills the template with args.
 func (c *Check) Render(args map[string]string) string {
