@@ -56,6 +56,10 @@ type Twin struct {
 	// SeedExample is a complete seed document exercising every key of the
 	// twin's seed format (`pome twins TWIN --seed-example` prints it).
 	SeedExample string
+	// SeedExampleOriginal is a seed in the original Pome's format for this
+	// twin, which NewWorld also loads (`pome twins TWIN --seed-example
+	// --format original` prints it). Empty when the twin has no such format.
+	SeedExampleOriginal string
 	// ETags: successful GET responses carry a weak ETag of their body, and
 	// a request whose If-None-Match names it gets 304 Not Modified (GitHub's
 	// conditional requests).
