@@ -63,18 +63,18 @@ type Input struct {
 
 // Check is a typed, closed-set assertion over a twin.
 type Check struct {
-	ID          string    `json:"id"`
-	Template    string    `json:"template"`
-	Params      []Param   `json:"params"`
-	Substrate   Substrate `json:"substrate"`
-	Polarity    Polarity  `json:"polarity"`
+	ID        string    `json:"id"`
+	Template  string    `json:"template"`
+	Params    []Param   `json:"params"`
+	Substrate Substrate `json:"substrate"`
+	Polarity  Polarity  `json:"polarity"`
 	// PolarityOf, when set, reads the polarity from the arguments, as the
 	// original Pome does: "Issue #3 in `acme/api` is in state open" asks
 	// that the issue not be closed, so that form is negative while the
 	// "closed" form is positive. Polarity is then the check's usual reading,
 	// shown in listings.
-	PolarityOf func(args map[string]string) Polarity `json:"-"`
-	Description string    `json:"description"`
+	PolarityOf  func(args map[string]string) Polarity `json:"-"`
+	Description string                                `json:"description"`
 	// Eval evaluates the check. It returns an error only when the check
 	// cannot be evaluated (bad arguments, wrong world type), never for a
 	// failed assertion.
