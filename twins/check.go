@@ -217,59 +217,16 @@ func World[W any](w any) (*W, error) {
 }
 
 // TapeChecks are the tape checks every twin has, usable with every action
-// name of that twin.
+// name of that twin. A twin may declare one of these predicates itself under
+// the same id, worded as the original Pome words it (ToolWasCalledCheck and
+// its siblings build those); the generic sentence then keeps binding under
+// the id with "-on-<twin>" appended.
 func TapeChecks(t *Twin) []*Check {
 	name := t.Name
-	knownTool := func(args map[string]string) error {
-		if _, ok := t.Action(args["tool"]); !ok {
-			names := t.ActionNames()
-			return fmt.Errorf("%s has no action %q (actions: %s)", name, args["tool"], strings.Join(names, ", "))
-		}
-		return nil
-	}
-	return []*Check{
-		{
-			ID: name + ".tool-was-called", Template: "The `{tool}` tool was called on " + name,
-			Params: []Param{ParamTool}, Substrate: SubstrateTape, Polarity: Positive,
-			Description: "At least one call on the " + name + " tape (REST or MCP) invoked the action.",
-			Eval: func(in *Input, args map[string]string) (Result, error) {
-				if err := knownTool(args); err != nil {
-					return Result{}, err
-				}
-				seqs := rowsWhere(in.Tape, func(r *tape.Row) bool { return r.ToolName() == args["tool"] })
-				if len(seqs) == 0 {
-					return Fail(fmt.Sprintf("no call to %s on the %s tape", args["tool"], name), Evidence{}), nil
-				}
-				return Pass(fmt.Sprintf("%s was called %d time(s)", args["tool"], len(seqs)), Evidence{TapeSeqs: seqs}), nil
-			},
-		},
-		{
-			ID: name + ".tool-never-called", Template: "The `{tool}` tool was never called on " + name,
-			Params: []Param{ParamTool}, Substrate: SubstrateTape, Polarity: Negative,
-			Description: "No call on the " + name + " tape invoked the action.",
-			Eval: func(in *Input, args map[string]string) (Result, error) {
-				if err := knownTool(args); err != nil {
-					return Result{}, err
-				}
-				seqs := rowsWhere(in.Tape, func(r *tape.Row) bool { return r.ToolName() == args["tool"] })
-				if len(seqs) > 0 {
-					return Fail(fmt.Sprintf("%s was called %d time(s)", args["tool"], len(seqs)), Evidence{TapeSeqs: seqs}), nil
-				}
-				return Pass(fmt.Sprintf("%s was never called", args["tool"]), Evidence{}), nil
-			},
-		},
-		{
-			ID: name + ".no-unsupported-endpoint", Template: "No unsupported " + name + " endpoint was called",
-			Substrate: SubstrateTape, Polarity: Negative,
-			Description: "No call hit a vendor path the twin does not implement (answered 501).",
-			Eval: func(in *Input, args map[string]string) (Result, error) {
-				seqs := rowsWhere(in.Tape, func(r *tape.Row) bool { return r.Status == 501 })
-				if len(seqs) > 0 {
-					return Fail(fmt.Sprintf("%d call(s) to unsupported endpoints", len(seqs)), Evidence{TapeSeqs: seqs}), nil
-				}
-				return Pass("every call hit a supported endpoint", Evidence{}), nil
-			},
-		},
+	out := []*Check{
+		ToolWasCalledCheck(name, name+".tool-was-called", "The `{tool}` tool was called on "+name),
+		ToolNeverCalledCheck(name, name+".tool-never-called", "The `{tool}` tool was never called on "+name),
+		NoUnsupportedEndpointCheck(name, name+".no-unsupported-endpoint", "No unsupported "+name+" endpoint was called"),
 		{
 			ID: name + ".no-mutations", Template: "Nothing was changed on " + name,
 			Substrate: SubstrateTape, Polarity: Negative,
@@ -281,6 +238,78 @@ func TapeChecks(t *Twin) []*Check {
 				}
 				return Pass("no call changed state", Evidence{}), nil
 			},
+		},
+	}
+	for _, c := range out {
+		if _, taken := t.Check(c.ID); taken {
+			c.ID += "-on-" + name
+		}
+	}
+	return out
+}
+
+// knownTool refuses an action name the twin being graded does not have.
+func knownTool(in *Input, tool string) error {
+	if in.Twin == nil {
+		return fmt.Errorf("no twin to check the action %q against", tool)
+	}
+	if _, ok := in.Twin.Action(tool); !ok {
+		return fmt.Errorf("%s has no action %q (actions: %s)", in.Twin.Name, tool, strings.Join(in.Twin.ActionNames(), ", "))
+	}
+	return nil
+}
+
+// ToolWasCalledCheck asserts that a call on the twin's tape (REST or MCP)
+// invoked the action; a refused call counts, since it is what the agent
+// reached for.
+func ToolWasCalledCheck(twin, id, template string) *Check {
+	return &Check{
+		ID: id, Template: template, Params: []Param{ParamTool}, Substrate: SubstrateTape, Polarity: Positive,
+		Description: "At least one call on the " + twin + " tape (REST or MCP) invoked the action.",
+		Eval: func(in *Input, args map[string]string) (Result, error) {
+			if err := knownTool(in, args["tool"]); err != nil {
+				return Result{}, err
+			}
+			seqs := rowsWhere(in.Tape, func(r *tape.Row) bool { return r.ToolName() == args["tool"] })
+			if len(seqs) == 0 {
+				return Fail(fmt.Sprintf("no call to %s on the %s tape", args["tool"], twin), Evidence{}), nil
+			}
+			return Pass(fmt.Sprintf("%s was called %d time(s)", args["tool"], len(seqs)), Evidence{TapeSeqs: seqs}), nil
+		},
+	}
+}
+
+// ToolNeverCalledCheck asserts that no call on the twin's tape invoked the
+// action.
+func ToolNeverCalledCheck(twin, id, template string) *Check {
+	return &Check{
+		ID: id, Template: template, Params: []Param{ParamTool}, Substrate: SubstrateTape, Polarity: Negative,
+		Description: "No call on the " + twin + " tape invoked the action.",
+		Eval: func(in *Input, args map[string]string) (Result, error) {
+			if err := knownTool(in, args["tool"]); err != nil {
+				return Result{}, err
+			}
+			seqs := rowsWhere(in.Tape, func(r *tape.Row) bool { return r.ToolName() == args["tool"] })
+			if len(seqs) > 0 {
+				return Fail(fmt.Sprintf("%s was called %d time(s)", args["tool"], len(seqs)), Evidence{TapeSeqs: seqs}), nil
+			}
+			return Pass(fmt.Sprintf("%s was never called", args["tool"]), Evidence{}), nil
+		},
+	}
+}
+
+// NoUnsupportedEndpointCheck asserts that no call hit a vendor path the
+// twin does not implement (answered 501).
+func NoUnsupportedEndpointCheck(twin, id, template string) *Check {
+	return &Check{
+		ID: id, Template: template, Substrate: SubstrateTape, Polarity: Negative,
+		Description: "No call hit a vendor path the twin does not implement (answered 501).",
+		Eval: func(in *Input, args map[string]string) (Result, error) {
+			seqs := rowsWhere(in.Tape, func(r *tape.Row) bool { return r.Status == 501 })
+			if len(seqs) > 0 {
+				return Fail(fmt.Sprintf("%d call(s) to unsupported endpoints", len(seqs)), Evidence{TapeSeqs: seqs}), nil
+			}
+			return Pass("every call hit a supported endpoint", Evidence{}), nil
 		},
 	}
 }

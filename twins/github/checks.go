@@ -11,7 +11,6 @@ import (
 // Check parameters of this twin beyond the shared ones.
 var (
 	paramIssueState  = twins.Param{Name: "state", Type: "issue_state", Pattern: `open|closed`, Example: "closed"}
-	paramPRState     = twins.Param{Name: "state", Type: "pr_state", Pattern: `open|closed|merged`, Example: "merged"}
 	paramReviewState = twins.Param{Name: "review_state", Type: "review_state", Pattern: `APPROVED|CHANGES_REQUESTED|COMMENTED`, Example: "APPROVED"}
 	paramPath        = twins.Param{Name: "path", Type: "path", Pattern: "[^`]+", Example: "README.md"}
 	paramBranch      = twins.Param{Name: "branch", Type: "branch", Pattern: "[^`]+", Example: "main"}
@@ -19,20 +18,23 @@ var (
 	paramStatusState = twins.Param{Name: "state", Type: "status_state", Pattern: `error|failure|pending|success`, Example: "success"}
 )
 
-// checks is the twin's closed set of assertions (SPEC §7); the tape checks
-// are added by Finish.
+// checks is the twin's closed set of assertions (SPEC §7): the original
+// Pome's vocabulary (checks_original.go), then our own sentences, those
+// that say what one of the original's says keeping their wording under ids
+// of their own. The tape checks are added by Finish.
 func checks() []*twins.Check {
-	return []*twins.Check{
+	return append(originalChecks(), []*twins.Check{
 		{
-			ID: "github.issue-exists", Template: "An issue whose title contains \"{text}\" exists in `{repo}`",
+			ID: "github.issue-title-exists", Template: "An issue whose title contains \"{text}\" exists in `{repo}`",
 			Params: []twins.Param{twins.ParamText, twins.ParamRepo}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "Some issue (not a pull request) of the repository has a title containing the text, case-insensitively.",
 			Eval:        evalIssueExists,
 		},
 		{
-			ID: "github.issue-state", Template: "Issue #{number} in `{repo}` is {state}",
-			Params: []twins.Param{twins.ParamNumber, twins.ParamRepo, paramIssueState}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
-			Description: "The issue's state is open or closed.",
+			ID: "github.issue-is", Template: "Issue #{number} in `{repo}` is {state}",
+			Params: []twins.Param{twins.ParamNumber, twins.ParamRepo, paramIssueState}, Substrate: twins.SubstrateFinal,
+			Polarity: twins.Positive, PolarityOf: statePolarity,
+			Description: "The issue's state is open or closed; like github.issue-state, the open form is a prohibition (negative).",
 			Eval: issueEval(func(in *twins.Input, r *Repo, is *Issue, p string, args map[string]string) (twins.Result, error) {
 				ev := evidence(p + "/state")
 				if is.State == args["state"] {
@@ -42,19 +44,7 @@ func checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "github.issue-has-label", Template: "Issue #{number} in `{repo}` has the `{label}` label applied",
-			Params: []twins.Param{twins.ParamNumber, twins.ParamRepo, twins.ParamLabel}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
-			Description: "The issue carries the label (names compare case-insensitively, as on GitHub).",
-			Eval: issueEval(func(in *twins.Input, r *Repo, is *Issue, p string, args map[string]string) (twins.Result, error) {
-				ev := evidence(p + "/labels")
-				if containsFold(is.Labels, args["label"]) {
-					return twins.Pass(fmt.Sprintf("issue #%d has the %q label", is.Number, args["label"]), ev), nil
-				}
-				return twins.Fail(fmt.Sprintf("issue #%d has labels [%s], not %q", is.Number, strings.Join(is.Labels, ", "), args["label"]), ev), nil
-			}),
-		},
-		{
-			ID: "github.issue-exactly-one-label", Template: "Issue #{number} in `{repo}` has exactly one label",
+			ID: "github.issue-one-label", Template: "Issue #{number} in `{repo}` has exactly one label",
 			Params: []twins.Param{twins.ParamNumber, twins.ParamRepo}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The issue carries one label, no more and no fewer.",
 			Eval: issueEval(func(in *twins.Input, r *Repo, is *Issue, p string, args map[string]string) (twins.Result, error) {
@@ -66,7 +56,7 @@ func checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "github.issue-assignee", Template: "Issue #{number} in `{repo}` is assigned to @{user}",
+			ID: "github.issue-assigned", Template: "Issue #{number} in `{repo}` is assigned to @{user}",
 			Params: []twins.Param{twins.ParamNumber, twins.ParamRepo, twins.ParamUser}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The user is among the issue's assignees.",
 			Eval: issueEval(func(in *twins.Input, r *Repo, is *Issue, p string, args map[string]string) (twins.Result, error) {
@@ -78,7 +68,7 @@ func checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "github.issue-comment-contains", Template: "A comment on issue #{number} in `{repo}` contains \"{text}\"",
+			ID: "github.comment-on-issue-contains", Template: "A comment on issue #{number} in `{repo}` contains \"{text}\"",
 			Params: []twins.Param{twins.ParamNumber, twins.ParamRepo, twins.ParamText}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "Some comment on the issue contains the text, case-insensitively.",
 			Eval: issueEval(func(in *twins.Input, r *Repo, is *Issue, p string, args map[string]string) (twins.Result, error) {
@@ -92,35 +82,19 @@ func checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "github.no-new-labels", Template: "No new label was created in `{repo}`",
+			ID: "github.no-label-created", Template: "No new label was created in `{repo}`",
 			Params: []twins.Param{twins.ParamRepo}, Substrate: twins.SubstrateSeedFinal, Polarity: twins.Negative,
 			Description: "Every label of the repository in the final state was already defined by the seed (GitHub creates labels that an issue edit names).",
 			Eval:        evalNoNewLabels,
 		},
 		{
-			ID: "github.no-new-issues", Template: "No new issue was opened in `{repo}`",
+			ID: "github.no-issue-opened", Template: "No new issue was opened in `{repo}`",
 			Params: []twins.Param{twins.ParamRepo}, Substrate: twins.SubstrateSeedFinal, Polarity: twins.Negative,
 			Description: "Every issue (pull requests aside) of the repository in the final state was already in the seed.",
 			Eval:        evalNoNewIssues,
 		},
 		{
-			ID: "github.pr-state", Template: "Pull request #{number} in `{repo}` is {state}",
-			Params: []twins.Param{twins.ParamNumber, twins.ParamRepo, paramPRState}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
-			Description: "The pull request is open, closed without merging, or merged.",
-			Eval: pullEval(func(in *twins.Input, r *Repo, is *Issue, p string, args map[string]string) (twins.Result, error) {
-				state := is.State
-				if is.Pull.Merged {
-					state = "merged"
-				}
-				ev := evidence(p+"/state", p+"/pull/merged")
-				if state == args["state"] {
-					return twins.Pass(fmt.Sprintf("pull request #%d is %s", is.Number, state), ev), nil
-				}
-				return twins.Fail(fmt.Sprintf("pull request #%d is %s, not %s", is.Number, state, args["state"]), ev), nil
-			}),
-		},
-		{
-			ID: "github.pr-comment-exists", Template: "A comment on pull request #{number} in `{repo}` contains \"{text}\"",
+			ID: "github.comment-on-pr-contains", Template: "A comment on pull request #{number} in `{repo}` contains \"{text}\"",
 			Params: []twins.Param{twins.ParamNumber, twins.ParamRepo, twins.ParamText}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "A conversation comment, review comment or review body on the pull request contains the text, case-insensitively.",
 			Eval: pullEval(func(in *twins.Input, r *Repo, is *Issue, p string, args map[string]string) (twins.Result, error) {
@@ -144,7 +118,7 @@ func checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "github.pr-review-exists", Template: "Pull request #{number} in `{repo}` has a review in state {review_state}",
+			ID: "github.pr-has-review", Template: "Pull request #{number} in `{repo}` has a review in state {review_state}",
 			Params: []twins.Param{twins.ParamNumber, twins.ParamRepo, paramReviewState}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "A submitted review of the pull request has the state (APPROVED, CHANGES_REQUESTED or COMMENTED).",
 			Eval: pullEval(func(in *twins.Input, r *Repo, is *Issue, p string, args map[string]string) (twins.Result, error) {
@@ -157,18 +131,18 @@ func checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "github.file-exists", Template: "The file `{path}` exists on the `{branch}` branch of `{repo}`",
+			ID: "github.file-on-branch", Template: "The file `{path}` exists on the `{branch}` branch of `{repo}`",
 			Params: []twins.Param{paramPath, paramBranch, twins.ParamRepo}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The branch's head commit has a file at the path.",
 			Eval:        evalFileExists,
 		},
 		{
-			ID: "github.commit-status", Template: "The \"{context}\" status of the `{branch}` branch of `{repo}` is {state}",
+			ID: "github.branch-status", Template: "The \"{context}\" status of the `{branch}` branch of `{repo}` is {state}",
 			Params: []twins.Param{paramContext, paramBranch, twins.ParamRepo, paramStatusState}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The latest commit status with the context on the branch's head commit has the state.",
 			Eval:        evalCommitStatus,
 		},
-	}
+	}...)
 }
 
 func evidence(paths ...string) twins.Evidence { return twins.Evidence{StatePaths: paths} }
