@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"regexp"
@@ -136,6 +137,9 @@ type SeedPull struct {
 	Reviews            []SeedReview  `json:"reviews,omitempty"`
 	Comments           []SeedComment `json:"comments,omitempty"`
 	CreatedAt          string        `json:"created_at,omitempty"`
+
+	// reviewComments come from a seed in the original Pome's format.
+	reviewComments []origReviewComment
 }
 
 // SeedReview is a submitted pull request review.
@@ -176,6 +180,10 @@ type SeedRelease struct {
 	Body       string `json:"body,omitempty"`
 	Draft      bool   `json:"draft,omitempty"`
 	Prerelease bool   `json:"prerelease,omitempty"`
+
+	// target and author come from a seed in the original Pome's format:
+	// the ref a missing tag is created on, and the release's author.
+	target, author string
 }
 
 // DefaultSeed is the default world of SPEC §9, written as a seed so that it
@@ -212,6 +220,8 @@ func newWorld(ctx context.Context, raw json.RawMessage) (*World, error) {
 	var s *Seed
 	if raw == nil || strings.TrimSpace(string(raw)) == "null" {
 		s = DefaultSeed()
+	} else if isOriginalSeed(raw) {
+		return newWorldOriginal(ctx, raw)
 	} else {
 		s = new(Seed)
 		if err := twins.DecodeSeed(raw, s); err != nil {
@@ -541,10 +551,19 @@ func (b *seedBuilder) repo(i int, sr *SeedRepo) error {
 		if sr.TagName == "" {
 			return twins.SeedErrorf(rp("releases", j, "tag_name"), "tag_name is required")
 		}
+		target := cmp.Or(sr.target, r.DefaultBranch)
 		if r.tag(sr.TagName) == nil {
-			r.Tags = append(r.Tags, &Tag{Name: sr.TagName, SHA: r.resolve("").SHA})
+			c := r.resolve(target)
+			if c == nil {
+				return twins.SeedErrorf(rp("releases", j, "target_commitish"), "unknown ref %q", target)
+			}
+			r.Tags = append(r.Tags, &Tag{Name: sr.TagName, SHA: c.SHA})
 		}
-		rel := &Release{ID: w.nextID(), TagName: sr.TagName, Target: r.DefaultBranch, Name: sr.Name, Body: sr.Body, Draft: sr.Draft, Prerelease: sr.Prerelease, Author: w.Me, CreatedAt: b.now}
+		author, err := b.login(rp("releases", j, "author"), sr.author, w.Me)
+		if err != nil {
+			return err
+		}
+		rel := &Release{ID: w.nextID(), TagName: sr.TagName, Target: target, Name: sr.Name, Body: sr.Body, Draft: sr.Draft, Prerelease: sr.Prerelease, Author: author, CreatedAt: b.now}
 		if !sr.Draft {
 			t := b.now
 			rel.PublishedAt = &t
@@ -668,6 +687,9 @@ func (b *seedBuilder) pull(r *Repo, rp func(...any) string, j int, sp *SeedPull,
 			return twins.SeedErrorf(rp("pulls", j, "reviews", k, "state"), "state must be APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED or PENDING, got %q", sr.State)
 		}
 		is.Pull.Reviews = append(is.Pull.Reviews, &Review{ID: w.nextID(), User: login, Body: sr.Body, State: sr.State, CommitID: hb.SHA, SubmittedAt: is.CreatedAt})
+	}
+	if err := b.seedReviewComments(r, is, rp, j, sp.reviewComments); err != nil {
+		return err
 	}
 	r.Issues = append(r.Issues, is)
 	if sp.State == "merged" {
