@@ -38,6 +38,8 @@ func New() *twins.Twin {
 		// Every GET answers with an ETag, and If-None-Match gets 304.
 		ETags:       true,
 		SeedExample: SeedExample,
+
+		SeedExampleOriginal: SeedExampleOriginal,
 	}).Finish()
 }
 
