@@ -49,6 +49,11 @@
 // free one. Authors default to me. A pull request in state merged is merged
 // at seed time, so its base branch holds the head's files.
 //
+// A seed with repositories[] (or _meta) is the original Pome's sidecar
+// format instead, translated into this one (seed_original.go; the
+// original's checks are in checks_original.go, and FIDELITY.md describes
+// both).
+//
 // Example (SeedExample holds a complete one):
 //
 //	{
