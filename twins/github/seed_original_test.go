@@ -46,6 +46,9 @@ func TestSeedExampleOriginal(t *testing.T) {
 	if l := r.label("needs-triage"); l == nil || l.Color != "ededed" {
 		t.Errorf("label default color: %+v", l)
 	}
+	if l := r.label("bug"); l == nil || l.Color != "d73a4a" || l.Description != "Something is not working" {
+		t.Errorf("label: %+v", l)
+	}
 	file := func(branch, path string) (string, bool) {
 		b := r.branch(branch)
 		if b == nil {
@@ -66,7 +69,7 @@ func TestSeedExampleOriginal(t *testing.T) {
 	if _, ok := file("move-readme", "README.md"); ok {
 		t.Error("renamed_from leaves the source behind")
 	}
-	if m := r.milestone(1); m == nil || m.Title != "Q1 close" || m.DueOn == nil {
+	if m := r.milestone(1); m == nil || m.Title != "Q1 close" || m.Description != "Quarter-end close" || m.State != "open" || m.DueOn == nil {
 		t.Errorf("milestone: %+v", m)
 	}
 	main := r.branch("main").SHA
@@ -76,12 +79,12 @@ func TestSeedExampleOriginal(t *testing.T) {
 	if tg := r.tag("v0.4.0-rc.1"); tg == nil || tg.SHA != r.branch("reject-empty-postings").SHA {
 		t.Errorf("releases[].target_commitish creates its tag there: %+v", tg)
 	}
-	if len(r.Releases) != 2 || r.Releases[0].Author != "priya" || r.Releases[1].Author != "pome-agent" ||
+	if len(r.Releases) != 2 || r.Releases[0].Author != "priya" || r.Releases[0].Name != "v0.3.0" || r.Releases[0].Body != "Balances endpoint" || r.Releases[0].Draft || r.Releases[1].Author != "pome-agent" ||
 		r.Releases[1].Target != "reject-empty-postings" || !r.Releases[1].Draft || !r.Releases[1].Prerelease {
 		t.Errorf("releases: %+v %+v", r.Releases[0], r.Releases[1])
 	}
 	is1, _ := r.issueIndex(1)
-	if is1.User != "tomas" || is1.State != "open" || strings.Join(is1.Labels, ",") != "needs-triage" ||
+	if is1.User != "tomas" || is1.Title != "Zero-amount postings are accepted" || !strings.HasPrefix(is1.Body, "POST /postings") || is1.State != "open" || strings.Join(is1.Labels, ",") != "needs-triage" ||
 		len(is1.Comments) != 2 || is1.Comments[0].User != "dmitri" || is1.Comments[1].User != "pome-agent" {
 		t.Errorf("issue 1: %+v", is1)
 	}
@@ -90,16 +93,16 @@ func TestSeedExampleOriginal(t *testing.T) {
 		t.Errorf("issue 2 (legacy assignee, closed): %+v", is2)
 	}
 	pr, _ := r.issueIndex(3)
-	if pr == nil || pr.Pull == nil || pr.User != "dmitri" || pr.Pull.Head != "reject-empty-postings" || pr.Pull.Base != "main" {
+	if pr == nil || pr.Pull == nil || pr.User != "dmitri" || pr.Title != "Reject empty postings" || pr.Body != "Fixes #1" || pr.State != "open" || pr.Pull.Head != "reject-empty-postings" || pr.Pull.Base != "main" {
 		t.Fatalf("pull request 3: %+v", pr)
 	}
-	if len(pr.Pull.Reviews) != 1 || pr.Pull.Reviews[0].User != "priya" || pr.Pull.Reviews[0].State != "CHANGES_REQUESTED" {
+	if len(pr.Pull.Reviews) != 1 || pr.Pull.Reviews[0].User != "priya" || pr.Pull.Reviews[0].State != "CHANGES_REQUESTED" || pr.Pull.Reviews[0].Body == "" {
 		t.Errorf("reviews: %+v", pr.Pull.Reviews)
 	}
 	if len(pr.Comments) != 1 || pr.Comments[0].Body != "Rebased on main." {
 		t.Errorf("pull request comments: %+v", pr.Comments)
 	}
-	if rc := pr.Pull.ReviewComments; len(rc) != 1 || rc[0].User != "priya" || rc[0].Path != "src/posting.ts" || rc[0].Line != 2 || rc[0].Side != "RIGHT" || rc[0].CommitID != pr.Pull.HeadSHA {
+	if rc := pr.Pull.ReviewComments; len(rc) != 1 || rc[0].Body != "Use a typed error here." || rc[0].User != "priya" || rc[0].Path != "src/posting.ts" || rc[0].Line != 2 || rc[0].Side != "RIGHT" || rc[0].CommitID != pr.Pull.HeadSHA {
 		t.Errorf("review comments: %+v", rc)
 	}
 	var statuses []string
