@@ -130,7 +130,7 @@ func TestSeedExampleOriginal(t *testing.T) {
 // first, an explicit number moving it on.
 func TestSeedOriginalNumbering(t *testing.T) {
 	w := world(t, `{"repositories":[{"owner":"lumen","name":"x","files":[{"path":"a","content":"1"},{"path":"a","content":"2","branch":"f"}],
-		"issues":[{"number":5,"title":"five"},{"title":"next"}],"pull_requests":[{"title":"pr","head":"f"}]}]}`)
+		"issues":[{"number":5,"title":"five"},{"title":"next"}],"pull_requests":[{"title":"pr","head":"f","reviews":[{"author":"tomas"}]}]}]}`)
 	r, _ := w.repo("lumen", "x")
 	var got []string
 	for _, is := range r.Issues {
@@ -138,6 +138,9 @@ func TestSeedOriginalNumbering(t *testing.T) {
 	}
 	if len(r.Issues) != 3 || r.Issues[0].Number != 5 || r.Issues[1].Number != 6 || r.Issues[2].Number != 7 || r.Issues[2].Pull == nil {
 		t.Errorf("numbers: %v", got)
+	}
+	if rv := r.Issues[2].Pull.Reviews; len(rv) != 1 || rv[0].State != "APPROVED" || rv[0].User != "tomas" {
+		t.Errorf("a review's state defaults to APPROVED: %+v", rv)
 	}
 	if w.org("lumen") != nil || w.user("lumen") == nil {
 		t.Error("an undeclared owner is a user")
