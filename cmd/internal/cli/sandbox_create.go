@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pomehq/pome/task"
 )
 
 func (a *App) newSandboxCreateCmd() *cobra.Command {
@@ -59,7 +61,7 @@ func (a *App) newSandboxCreateCmd() *cobra.Command {
 			}
 			order := twinOrder(req.Twins, sb)
 			if pending != nil {
-				err := pending.Commit(secretsEnv(sb, order))
+				err := pending.Commit(secretsEnv(sb, order, serverRoot(sb, c.BaseURL)))
 				pending = nil
 				if err != nil {
 					return &ExitError{Code: ExitOrchestration,
@@ -208,8 +210,11 @@ func printCreated(w io.Writer, sb *CreatedSandbox, order []string, now time.Time
 	return t.Flush()
 }
 
-// secretsEnv renders the sandbox as `export` lines for sh (SPEC §8).
-func secretsEnv(sb *CreatedSandbox, order []string) []byte {
+// secretsEnv renders the sandbox as `export` lines for sh (SPEC §8), with
+// the original Pome's names beside ours: POME_TWIN_URL (and the runner's
+// POME_TWIN_BASE_URL) for the first twin's address, and what the vendors'
+// SDKs take at the server root.
+func secretsEnv(sb *CreatedSandbox, order []string, root string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Pome sandbox %s (expires %s). Load with: . FILE\n", sb.SessionID, sb.ExpiresAt)
 	export := func(name, value string) {
@@ -225,6 +230,14 @@ func secretsEnv(sb *CreatedSandbox, order []string) []byte {
 		export(env+"_REST_URL", sb.PerTwin[name].APIURL)
 		export(env+"_MCP_URL", sb.PerTwin[name].MCPURL)
 		export(env+"_TOKEN", sb.ProviderCredentials[name].Token)
+	}
+	if len(order) > 0 {
+		export("POME_TWIN_URL", sb.PerTwin[order[0]].APIURL)
+		export("POME_TWIN_BASE_URL", sb.PerTwin[order[0]].APIURL)
+	}
+	for _, kv := range task.SDKEnv(order, root, func(twin string) string { return sb.ProviderCredentials[twin].Token }) {
+		k, v, _ := strings.Cut(kv, "=")
+		export(k, v)
 	}
 	return b.Bytes()
 }
