@@ -273,3 +273,19 @@ func TestUnknownSectionIsAWarning(t *testing.T) {
 		t.Errorf("%+v", tk.Warnings)
 	}
 }
+
+// A twin this server does not offer is one error, at the config, not one
+// more per criterion that names it.
+func TestUnknownTwinIsOneError(t *testing.T) {
+	src := "# T\n## Config\n```yaml\ntwins: [github, jira]\n```\n## Prompt\nGo.\n## Success Criteria\n- [code:github] No new note was written\n- [code:jira] Ticket 1 is done\n- [code] x\n- [model:jira] fine\n"
+	_, err := Parse("t.md", []byte(src), Options{Registry: originalRegistry()})
+	es := AsErrors(err)
+	if len(es) != 1 || es[0].Line != 4 || !strings.Contains(es[0].Msg, `unknown twin "jira"`) {
+		t.Fatalf("%v", err)
+	}
+	// A retired tag is still reported: it does not depend on the twins.
+	_, err = Parse("t.md", []byte(src+"- [D] x\n"), Options{Registry: originalRegistry()})
+	if es := AsErrors(err); len(es) != 2 || !strings.Contains(es[1].Msg, "retired tag") {
+		t.Fatalf("%v", err)
+	}
+}

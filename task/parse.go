@@ -97,6 +97,9 @@ type Error struct {
 	// prose marks a criteria line that is no criterion at all: prose in a
 	// task file, an error where only criteria are expected.
 	prose bool
+	// cascade marks an error that only follows from the config's: the
+	// task names no valid twins, which the config's error already says.
+	cascade bool
 }
 
 func (e *Error) Error() string {
@@ -250,7 +253,7 @@ func Parse(name string, src []byte, opt Options) (*Task, error) {
 				t.Criteria = append(t.Criteria, c)
 			}
 		}
-		if len(t.Criteria) == 0 && !p.hasErrorsIn(s) {
+		if len(t.Criteria) == 0 && !p.hasErrorsIn(s) && len(t.Config.Twins) > 0 {
 			p.errorf(s.line, "the Success Criteria section has no criteria")
 		}
 	} else {
@@ -425,6 +428,9 @@ func (p *parser) criterion(t *Task, l srcLine) (Criterion, bool) {
 		}
 		return Criterion{}, false
 	}
+	if err != nil && err.cascade && len(p.errs) > 0 {
+		return Criterion{}, false
+	}
 	if err != nil {
 		err.File, err.Line = p.file, l.n
 		p.errs = append(p.errs, err)
@@ -487,8 +493,8 @@ func parseCriterion(reg *twins.Registry, taskTwins []string, line string) (Crite
 	switch {
 	case twin == "" && len(taskTwins) == 1:
 		c.Twin = taskTwins[0]
-	case twin == "" && len(taskTwins) == 0:
-		return Criterion{}, &Error{Msg: "cannot tell which twin this [code] criterion reads: the task names no twins"}
+	case len(taskTwins) == 0:
+		return Criterion{}, &Error{cascade: true, Msg: "cannot tell which twin this [code] criterion reads: the task names no valid twins"}
 	case twin == "":
 		e := &Error{Msg: fmt.Sprintf("this task has several twins (%s); tag the criterion with its twin", strings.Join(taskTwins, ", "))}
 		for _, n := range taskTwins {
@@ -550,6 +556,9 @@ func modelCriterion(reg *twins.Registry, taskTwins []string, tag, twin string, o
 				Hint: "always-scored applies to [code] criteria; a [model] one is judged from the run, never against the seed"}
 		}
 		return Criterion{}, &Error{Msg: fmt.Sprintf("unknown option %q in [%s]", o, tag), Hint: "a [model] criterion takes no option"}
+	}
+	if twin != "" && len(taskTwins) == 0 {
+		return Criterion{}, &Error{cascade: true, Msg: "cannot tell whether twin " + twin + " is in the task: the task names no valid twins"}
 	}
 	if twin != "" && !contains(taskTwins, twin) {
 		if _, ok := reg.Get(twin); !ok {
