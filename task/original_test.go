@@ -182,6 +182,7 @@ func TestOriginalSeedEnvelopes(t *testing.T) {
 		{"only _meta", one, `{"_meta": {"model": "hand-authored"}}`, map[string]string{"github": ""}, ""},
 		{"envelope, several twins", two, `{"_meta": {}, "board": {"entries": [{"id": 1, "text": "c"}]}, "clock": "2026-03-01T09:00:00Z"}`, map[string]string{"board": `"c"`, "github": "", "clock": "2026"}, ""},
 		{"flat for several twins", two, `{"_meta": {}, "entries": []}`, nil, `several twins needs a seed envelope {"github": {…}, "board": {…}}; "entries"`},
+		{"another twin's seed", one, `{"board": {"entries": []}}`, nil, `the seed has a "board" document, but board is not in this task's twins (github)`},
 		{"twin seed still strict", one, `{"_meta": {}, "entries": [{"id": 1}]}`, nil, "the github seed is invalid at /entries/0/text"},
 	}
 	for _, c := range cases {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -74,32 +75,17 @@ func (p *parser) seed(t *Task, secs map[string]*section) {
 		p.errs = append(p.errs, e)
 		return e
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &top); err != nil || top == nil {
-		if err == nil {
-			err = errors.New("it is null")
-		}
-		fail("the seed must be a JSON object: %v", err)
+	seeds, meta, err := SplitSeed(p.opt.Registry, t.Config.Twins, doc)
+	if err != nil {
+		e := fail("%s", err.Msg)
+		e.Hint = err.Hint
 		return
 	}
-	// _meta is the original Pome's provenance block at the top of a
-	// compiled seed, in a flat seed and an envelope alike; it is not part
-	// of any twin's seed.
-	if raw, ok := top["_meta"]; ok {
-		delete(top, "_meta")
-		if p.opt.SeedFile != nil && inFile {
-			p.staleSeed(t, s, raw)
-		}
-		if doc, _ = json.Marshal(top); doc == nil {
-			doc = []byte("{}")
-		}
+	if meta != nil && p.opt.SeedFile != nil && inFile {
+		p.staleSeed(t, s, meta)
 	}
-	if len(top) == 0 {
+	if len(seeds) == 0 {
 		// Only provenance: every twin starts from its default world.
-		return
-	}
-	seeds, ok := p.splitSeed(t, top, doc, fail)
-	if !ok {
 		return
 	}
 	if c, ok := seeds["clock"]; ok {
@@ -134,40 +120,74 @@ func (p *parser) seed(t *Task, secs map[string]*section) {
 	t.Seed = seeds
 }
 
-// splitSeed turns the seed document into one document per twin (plus
-// "clock"). A one-twin task may give its twin's seed as it is ("flat", the
-// original Pome's form) or an envelope keyed by twin name (ours); a task
-// of several twins gives an envelope, as in the original.
-func (p *parser) splitSeed(t *Task, top map[string]json.RawMessage, doc []byte, fail func(string, ...any) *Error) (map[string]json.RawMessage, bool) {
+// SplitSeed turns a seed document into one document per twin (plus
+// "clock") for a task or sandbox of the given twins, and returns its
+// top-level _meta (nil when none). A one-twin seed may be that twin's seed
+// as it is ("flat", the original Pome's form) or an envelope keyed by twin
+// name (ours); a seed of several twins is an envelope, as in the original.
+// _meta, the original's provenance block at the top of a compiled seed, is
+// dropped: it belongs to no twin. reg, when not nil, tells a twin outside
+// the list from a key no twin has, for the message.
+func SplitSeed(reg *twins.Registry, twinNames []string, doc []byte) (map[string]json.RawMessage, json.RawMessage, *Error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &top); err != nil || top == nil {
+		if err == nil {
+			err = errors.New("it is null")
+		}
+		return nil, nil, &Error{Msg: fmt.Sprintf("the seed must be a JSON object: %v", err)}
+	}
+	meta, hasMeta := top["_meta"]
+	if hasMeta {
+		delete(top, "_meta")
+		doc, _ = json.Marshal(top)
+	}
+	if len(top) == 0 {
+		return map[string]json.RawMessage{}, meta, nil
+	}
 	inTask := map[string]bool{}
-	for _, n := range t.Config.Twins {
+	for _, n := range twinNames {
 		inTask[n] = true
 	}
-	envelope := len(t.Config.Twins) > 1
+	envelope := len(twinNames) > 1
 	for k := range top {
 		if inTask[k] {
 			envelope = true
 		}
+		// No twin's seed has a key named like another twin: this is an
+		// envelope for the wrong twins.
+		if reg != nil {
+			if _, known := reg.Get(k); known {
+				envelope = true
+			}
+		}
 	}
 	if !envelope {
-		return map[string]json.RawMessage{t.Config.Twins[0]: json.RawMessage(bytes.TrimSpace(doc))}, true
+		return map[string]json.RawMessage{twinNames[0]: json.RawMessage(bytes.TrimSpace(doc))}, meta, nil
 	}
+	keys := make([]string, 0, len(top))
 	for k := range top {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
 		if inTask[k] || k == "clock" {
 			continue
 		}
-		switch _, known := p.opt.Registry.Get(k); {
-		case known:
-			fail("the seed has a %q document, but %s is not in this task's twins (%s)", k, k, strings.Join(t.Config.Twins, ", "))
-		case len(t.Config.Twins) > 1:
-			fail("a task with several twins needs a seed envelope {%s}; %q is not one of its twins", quotedKeys(t.Config.Twins), k).Hint =
-				"put each twin's seed under its name (\"clock\" may sit beside them)"
-		default:
-			fail("unknown key %q in the seed envelope (twin names of this task and \"clock\")", k)
+		known := false
+		if reg != nil {
+			_, known = reg.Get(k)
 		}
-		return nil, false
+		switch {
+		case known:
+			return nil, nil, &Error{Msg: fmt.Sprintf("the seed has a %q document, but %s is not in this task's twins (%s)", k, k, strings.Join(twinNames, ", "))}
+		case len(twinNames) > 1:
+			return nil, nil, &Error{Msg: fmt.Sprintf("a task with several twins needs a seed envelope {%s}; %q is not one of its twins", quotedKeys(twinNames), k),
+				Hint: "put each twin's seed under its name (\"clock\" may sit beside them)"}
+		default:
+			return nil, nil, &Error{Msg: fmt.Sprintf("unknown key %q in the seed envelope (twin names of this task and \"clock\")", k)}
+		}
 	}
-	return top, true
+	return top, meta, nil
 }
 
 // staleSeed warns when the prose Seed State section no longer hashes to

@@ -141,6 +141,39 @@ func TestSandboxCreateJSONHasTokens(t *testing.T) {
 	}
 }
 
+// The original Pome's seed files are taken as they are: a flat seed for
+// one twin, an envelope for several, _meta at the top dropped.
+func TestSandboxCreateOriginalSeeds(t *testing.T) {
+	f := newFakeServer(t)
+	loggedIn(t, f)
+	dir := t.TempDir()
+	sent := func(twins, content string) (result, string) {
+		path := filepath.Join(dir, "s.seed.json")
+		os.WriteFile(path, []byte(content), 0o644)
+		n := len(f.seen())
+		r := runCLI(t, "sandbox", "create", "--twin", twins, "--seed", path)
+		if len(f.seen()) == n {
+			return r, ""
+		}
+		var body struct{ Seed json.RawMessage }
+		json.Unmarshal(f.last().Body, &body)
+		return r, string(body.Seed)
+	}
+	meta := `"_meta": {"version": 1, "source_hash": "sha256:hand-authored", "model": "hand-authored"}`
+	if r, seed := sent("slack", `{`+meta+`, "team": {"id": "T_ACME"}, "users": []}`); r.code != ExitOK || seed != `{"slack":{"team":{"id":"T_ACME"},"users":[]}}` {
+		t.Errorf("flat: %s %+v", seed, r)
+	}
+	if r, seed := sent("github,slack", `{`+meta+`, "slack": {"users": []}, "clock": "2026-05-01T09:00:00Z"}`); r.code != ExitOK || seed != `{"clock":"2026-05-01T09:00:00Z","slack":{"users":[]}}` {
+		t.Errorf("envelope: %s %+v", seed, r)
+	}
+	if r, seed := sent("github", `{`+meta+`}`); r.code != ExitOK || seed != "" {
+		t.Errorf("only _meta: %s %+v", seed, r)
+	}
+	if r, seed := sent("github,slack", `{"repositories": []}`); r.code != ExitUsage || seed != "" || !strings.Contains(r.stderr, "needs a seed envelope") {
+		t.Errorf("flat for two twins: %s %+v", seed, r)
+	}
+}
+
 func TestSandboxCreateSeed(t *testing.T) {
 	f := newFakeServer(t)
 	loggedIn(t, f)

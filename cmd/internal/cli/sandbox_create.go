@@ -96,7 +96,7 @@ func (a *App) newSandboxCreateCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&twins, "twin", nil, "twin to run: github, slack, stripe or gmail (repeat or comma-separate; 1–3)")
-	f.StringVar(&seedPath, "seed", "", "JSON file with the initial state, keyed by twin (- reads standard input)")
+	f.StringVar(&seedPath, "seed", "", "JSON file with the initial state: keyed by twin, or one twin's seed as it is (- reads standard input)")
 	f.DurationVar(&ttl, "ttl", 0, "sandbox lifetime, e.g. 30m (default: the server's)")
 	f.StringVar(&secretsPath, "secrets-file", "", "write the tokens and URLs as shell export lines to this file (mode 0600)")
 	f.BoolVar(&asJSON, "json", false, "print the server's JSON, tokens included")
@@ -126,12 +126,23 @@ func createRequest(twins []string, seedPath string, ttl time.Duration, ttlSet bo
 		if err != nil {
 			return req, err
 		}
-		req.Seed = seed
+		// The original Pome's seed files load as they are: a one-twin
+		// seed may be flat, and a compiled sidecar's _meta is dropped.
+		seeds, _, serr := task.SplitSeed(taskRegistry(), req.Twins, seed)
+		if serr != nil {
+			return req, &ExitError{Code: ExitUsage, Err: fmt.Errorf("seed %s: %s", seedPath, serr.Msg), Fix: serr.Hint}
+		}
+		if len(seeds) > 0 {
+			if req.Seed, err = json.Marshal(seeds); err != nil {
+				return req, err
+			}
+		}
 	}
 	return req, nil
 }
 
-// readSeed reads and checks a seed file: valid JSON, and an object.
+// readSeed reads and checks a seed file: valid JSON, and an object (an
+// envelope keyed by twin name, or one twin's seed as it is).
 func readSeed(path string, stdin io.Reader) (json.RawMessage, error) {
 	var data []byte
 	var err error
@@ -153,7 +164,7 @@ func readSeed(path string, stdin io.Reader) (json.RawMessage, error) {
 		return nil, usageErrorf("seed %s: invalid JSON: %v", path, err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return nil, usageErrorf("seed %s: want a JSON object keyed by twin name, e.g. {\"github\": {…}}", path)
+		return nil, usageErrorf("seed %s: want a JSON object: keyed by twin name, e.g. {\"github\": {…}}, or one twin's seed", path)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, data); err != nil {
