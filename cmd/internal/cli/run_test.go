@@ -202,6 +202,37 @@ func TestRunPassingAgent(t *testing.T) {
 	}
 }
 
+// A task in the original Pome's grammar runs: its class is recorded in
+// meta.json and the verdict, its sidecar seed (with _meta) is the seed, and
+// a stale sidecar is a warning, not a refusal.
+func TestRunOriginalGrammarTask(t *testing.T) {
+	startPome(t, tasktest.Registry())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "restraint.md")
+	os.WriteFile(path, []byte("# Leave the notes alone\n## Task\nRead the notes; write nothing.\n"+
+		"## Checks\nThe agent must not write.\n- [code] No new note was written\n- [code] No note contains \"spam\"\n"+
+		"## Seed State\nA notebook with the note \"agenda\".\n"+
+		"## Config\n```yaml\ntwins: [notes]\nclass: restraint\n```\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "restraint.seed.json"), []byte(`{"_meta": {"version": 1, "source_hash": "sha256:0000", "model": "m", "compiled_at": "2026-01-01T00:00:00Z"}, "entries": [{"id": 1, "text": "agenda"}]}`), 0o644)
+	runs := t.TempDir()
+	r := runCLI(t, "run", path, "--agent", "true", "--artifacts-dir", runs)
+	if r.code != ExitOK || !strings.Contains(r.stderr, path+":8: warning: the Seed State prose changed since") {
+		t.Fatalf("%+v", r)
+	}
+	var sum task.Summary
+	readJSON(t, filepath.Join(runs, "latest.json"), &sum)
+	var meta task.Meta
+	readJSON(t, filepath.Join(sum.RunDir, "meta.json"), &meta)
+	var v task.Verdict
+	readJSON(t, filepath.Join(sum.RunDir, "verdict.json"), &v)
+	if meta.Class != "restraint" || meta.Scenario != "restraint" || meta.Title != "Leave the notes alone" || v.Class != "restraint" || v.State != task.StatePass {
+		t.Errorf("meta %+v\nverdict %+v", meta, v)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "state_initial.json")); !strings.Contains(string(b), "agenda") {
+		t.Errorf("state_initial.json %s", b)
+	}
+}
+
 func TestRunDoNothingAgentFails(t *testing.T) {
 	startPome(t, tasktest.Registry())
 	runs := t.TempDir()
