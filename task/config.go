@@ -21,7 +21,15 @@ func (p *parser) config(t *Task, s *section) {
 		return
 	}
 	bs := blocks(s.lines)
-	if len(bs) != 1 {
+	switch {
+	case len(bs) == 0 && text(s.lines) == "":
+		// An empty section is no config, as in the original Pome.
+		p.defaultTwins(t, s.line)
+		return
+	case len(bs) == 0:
+		// The original reads an unfenced section as YAML too.
+		bs = []block{{body: unfenced(s.lines), line: s.line}}
+	case len(bs) != 1:
 		p.errorf(s.line, "the Config section must hold exactly one fenced YAML or JSON block, found %d", len(bs))
 		return
 	}
@@ -180,4 +188,15 @@ func parseTimeout(v *yaml.Node) (time.Duration, error) {
 		return 0, fmt.Errorf("must be more than 0 and at most 24h, got %s", v.Value)
 	}
 	return d, nil
+}
+
+// unfenced is a section's lines as one YAML document whose first line is
+// the line after the heading, so that node lines count from the heading as
+// they count from a fence.
+func unfenced(lines []srcLine) string {
+	parts := make([]string, 0, len(lines))
+	for _, l := range lines {
+		parts = append(parts, l.text)
+	}
+	return strings.Join(parts, "\n")
 }

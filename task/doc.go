@@ -3,12 +3,14 @@
 //
 // # Grammar
 //
-// A task is Markdown: a "# Title", then "##" sections, the grammar of the
-// original Pome (github.com/pome-sh/digital-twins) with a few additions.
-// Section names are matched case-insensitively; a section of another name
-// is ignored with a warning.
+// A task is Markdown: a "# Title" (its first "# " line; without one, the
+// file's name), then "##" sections, the grammar of the original Pome
+// (github.com/pome-sh/digital-twins) with a few additions. Section names
+// are matched case-insensitively; a section of another name is ignored
+// with a warning, and text outside any section is prose.
 //
-//   - Config: one fenced YAML or JSON block with twins (default [github]),
+//   - Config: one fenced YAML or JSON block (or the section's text as
+//     YAML, unfenced) with twins (default [github]),
 //     class (conformance, restraint or adversarial; recorded in meta.json
 //     and the verdict), timeout (seconds or a duration such as "2m";
 //     default 60 s), runs (default 1) and passThreshold (0–100; default

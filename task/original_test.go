@@ -290,3 +290,30 @@ func TestUnknownTwinIsOneError(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// Forms the original Pome reads that we refused before: no title (the file
+// names the task), a second "# " line (content), prose before the title,
+// an unfenced or empty Config section.
+func TestOriginalLenientForms(t *testing.T) {
+	reg := originalRegistry()
+	tk, err := Parse("tasks/Weekly Sync.md", []byte("Draft, do not ship.\n## Config\ntwins: [github]\nclass: conformance\ntimeout: 30\n## Prompt\n# Step one\nWrite \"sync\".\n## Success Criteria\n- [code] A note contains \"sync\"\n"), Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk.Title != "Step one" || tk.Config.Class != ClassConformance || tk.Config.Timeout != 30*time.Second || !strings.HasPrefix(tk.Prompt, "# Step one\n") {
+		t.Errorf("%q %+v %q", tk.Title, tk.Config, tk.Prompt)
+	}
+	tk, err = Parse("tasks/Weekly Sync.md", []byte("## Prompt\nGo.\n## Success Criteria\n- [model] ok\n"), Options{Registry: reg})
+	if err != nil || tk.Title != "weekly-sync" {
+		t.Errorf("%v %q", err, tk.Title)
+	}
+	// An unfenced config's problems name their own lines.
+	_, err = Parse("t.md", []byte("# T\n## Config\ntwins: [github]\nruns: none\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n"), Options{Registry: reg})
+	if es := AsErrors(err); len(es) != 1 || es[0].Line != 4 || !strings.Contains(es[0].Msg, "runs must be") {
+		t.Errorf("%v", err)
+	}
+	tk, err = Parse("t.md", []byte("# T\n## Config\n\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n"), Options{Registry: reg})
+	if err != nil || strings.Join(tk.Config.Twins, ",") != "github" {
+		t.Errorf("empty config: %v %+v", err, tk.Config)
+	}
+}

@@ -230,7 +230,8 @@ func Parse(name string, src []byte, opt Options) (*Task, error) {
 	secs := p.split(t, src)
 
 	if t.Title == "" {
-		p.errorf(1, "the task has no \"# Title\" heading")
+		// The original Pome titles such a task with its file name.
+		t.Title = Slug(t)
 	}
 	p.config(t, secs["Config"])
 	if s, ok := secs["Prompt"]; ok {
@@ -302,13 +303,14 @@ func (p *parser) split(t *Task, src []byte) map[string]*section {
 			continue
 		}
 		switch {
-		case strings.HasPrefix(trimmed, "# "):
-			if t.Title != "" {
-				p.errorf(n, "a second \"# \" title (the first is on line %d)", t.TitleLine).Hint = "use ## for sections"
-				continue
-			}
+		case strings.HasPrefix(trimmed, "# ") && t.Title == "":
+			// The first "# " line is the title, as in the original Pome;
+			// inside a section it stays that section's content too, and
+			// later ones are only content.
 			t.Title, t.TitleLine = strings.TrimSpace(trimmed[2:]), n
-			cur = nil
+			if cur != nil {
+				cur.lines = append(cur.lines, srcLine{n, raw})
+			}
 			continue
 		case strings.HasPrefix(trimmed, "## "):
 			heading := strings.TrimSpace(trimmed[3:])
@@ -330,10 +332,9 @@ func (p *parser) split(t *Task, src []byte) map[string]*section {
 			secs[canon] = cur
 			continue
 		}
+		// Text outside any section (before the title, say) is prose.
 		if cur != nil {
 			cur.lines = append(cur.lines, srcLine{n, raw})
-		} else if trimmed != "" && t.Title == "" && !strings.HasPrefix(trimmed, "<!--") {
-			p.errorf(n, "text before the \"# Title\" heading")
 		}
 	}
 	if fence != "" {

@@ -183,7 +183,6 @@ func TestParseErrors(t *testing.T) {
 		{"no config, no github", "# T\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 0, "the default twin github is not offered here", ""},
 		{"no prompt", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Success Criteria\n- [model] ok\n", 0, "no \"## Prompt\" section", ""},
 		{"no criteria section", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Prompt\nGo.\n", 0, "no \"## Success Criteria\" section", ""},
-		{"no title", "## Config\n```yaml\ntwins: [notes]\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 1, "no \"# Title\"", ""},
 		{"duplicate section", head + "- [model] ok\n## Prompt\nagain\n", 10, "a second Prompt section", ""},
 		{"seed invalid", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{\"entries\": [{\"id\": 1}]}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, "the notes seed is invalid at /entries/0/text: a note needs text", ""},
 		{"seed unknown key", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{\"bogus\": 1}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, "notes seed is invalid at /bogus", ""},
