@@ -217,6 +217,12 @@ func TestOriginalProseSeedWithoutSidecar(t *testing.T) {
 		!strings.Contains(errs[0].Hint, "prose-seed-uncompiled.seed.json") || !strings.Contains(errs[0].Hint, "compile-seeds") {
 		t.Fatalf("%v", errs)
 	}
+	// Prose with a fenced file's content is prose too.
+	src := "# T\n## Seed State\nA repo whose README is:\n```\n# Hello\n```\n## Task\nGo.\n## Checks\n- [model] ok\n"
+	_, err := Parse("t.md", []byte(src), Options{Registry: originalRegistry()})
+	if es := AsErrors(err); len(es) != 1 || !strings.Contains(es[0].Msg, "Seed State section is prose") {
+		t.Errorf("%v", err)
+	}
 	// An empty section is no seed at all, as in the original.
 	if _, err := Parse("t.md", []byte("# T\n## Seed State\n\n## Task\nGo.\n## Checks\n- [model] ok\n"), Options{Registry: originalRegistry()}); err != nil {
 		t.Fatal(err)

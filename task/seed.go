@@ -51,7 +51,9 @@ func (p *parser) seed(t *Task, secs map[string]*section) {
 		switch {
 		case len(bs) == 0 && text(s.lines) == "":
 			return
-		case len(bs) == 0:
+		case len(bs) == 0 || len(bs) == 1 && bs[0].lang == "" && !strings.HasPrefix(strings.TrimSpace(bs[0].body), "{"):
+			// Prose, perhaps with a fenced file's content in it, as the
+			// original's seed compiler reads it.
 			e := p.errorf(s.line, "the Seed State section is prose, and there is no compiled seed beside the task")
 			e.Hint = "write the seed as one fenced JSON block here, or put it in " + seedFileLabel(p.file) +
 				" (the original Pome's `pome compile-seeds` writes that file from the prose)"
