@@ -106,6 +106,26 @@ func RenderCriterion(reg *twins.Registry, taskTwins []string, id string, args ma
 	return "- [" + tag + "] " + text, nil
 }
 
+// FindCriterion returns the task's [code] criterion that binds to the
+// check id with exactly these arguments, if any.
+func (t *Task) FindCriterion(id string, args map[string]string) (Criterion, bool) {
+	for _, c := range t.Criteria {
+		if c.Kind != Code || c.Check == nil || c.Check.ID != id || len(c.Args) != len(args) {
+			continue
+		}
+		same := true
+		for k, v := range args {
+			if c.Args[k] != v {
+				same = false
+			}
+		}
+		if same {
+			return c, true
+		}
+	}
+	return Criterion{}, false
+}
+
 func paramNames(c *twins.Check) string {
 	if len(c.Params) == 0 {
 		return "none"

@@ -91,6 +91,16 @@ func TestChecksAddTakesTheCheckParameterNames(t *testing.T) {
 	if r := runCLI(t, "checks", "lint", path); r.code != ExitOK || !strings.Contains(r.stdout, "ok (4 [code] and 1 [model]") {
 		t.Errorf("%+v", r)
 	}
+	// The same check with the same arguments is refused, however tagged;
+	// other arguments make another criterion.
+	before, _ := os.ReadFile(path)
+	r = runCLI(t, "checks", "add", path, "--check", "notes.note-state", "--arg", "state=gone", "--arg", "id=7", "--always-scored")
+	if after, _ := os.ReadFile(path); r.code != ExitUsage || !strings.Contains(r.stderr, "already has this criterion: Note #7 is gone") || string(after) != string(before) {
+		t.Errorf("%+v", r)
+	}
+	if r := runCLI(t, "checks", "add", path, "--check", "notes.note-state", "--arg", "state=kept", "--arg", "id=7"); r.code != ExitOK {
+		t.Errorf("%+v", r)
+	}
 }
 
 // Tasks in the original Pome's grammar lint as the original reads them.
