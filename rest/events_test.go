@@ -1,12 +1,17 @@
 package rest_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/pomehq/pome/rest/resttest"
+	"github.com/pomehq/pome/session"
+	"github.com/pomehq/pome/tape"
 )
 
 // GET …/_pome/events is the tape as the original Pome's twins serve it: a
@@ -78,5 +83,31 @@ func TestPomeEventsIsTheOriginalsRecorderArray(t *testing.T) {
 	other := resttest.Start(t, notesTwin(false), "")
 	if _, _, body := do(t, "GET", other.APIURL+"/_pome/events", bearer(other.AuthToken), ""); string(body) != "[]\n" && string(body) != "[]" {
 		t.Errorf("empty tape: %q", body)
+	}
+}
+
+// tapeDown is a store whose tapes cannot be read.
+type tapeDown struct {
+	session.Store
+	err error
+}
+
+func (s tapeDown) Tape(ctx context.Context, sb *session.Sandbox, twin string, after int64, limit int) ([]tape.Row, error) {
+	return nil, s.err
+}
+
+// A store that cannot read the tape is retryable, not the sandbox's fault.
+func TestPomeEventsStoreDown(t *testing.T) {
+	env := resttest.Start(t, notesTwin(false), "")
+	store := env.Server.Manager.Store
+	env.Server.Manager.Store = tapeDown{store, errors.New("connection refused")}
+	st, hdr, body := do(t, "GET", env.APIURL+"/_pome/events", bearer(env.AuthToken), "")
+	if st != http.StatusServiceUnavailable || hdr.Get("Retry-After") != "1" || !strings.Contains(string(body), "tape unavailable") {
+		t.Errorf("%d %v %s", st, hdr, body)
+	}
+	// A tape gone under the read (the sandbox discarded) is the opaque 404.
+	env.Server.Manager.Store = tapeDown{store, session.ErrNotFound}
+	if st, _, body := do(t, "GET", env.APIURL+"/_pome/events", bearer(env.AuthToken), ""); st != http.StatusNotFound || !strings.Contains(string(body), "No twin pod") {
+		t.Errorf("%d %s", st, body)
 	}
 }

@@ -189,6 +189,9 @@ func TestParseErrors(t *testing.T) {
 		{"seed not json", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n[1]\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, "must be a JSON object", ""},
 		{"seed flat for several twins", "# T\n## Config\n```yaml\ntwins: [notes, board]\n```\n## Seed State\n```json\n{\"entries\": []}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, "seed envelope", ""},
 		{"seed other twin in envelope", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{\"notes\": {}, \"board\": {}}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, `board is not in this task's twins`, ""},
+		{"seed two blocks", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{}\n```\n```json\n{}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 6, "exactly one fenced JSON block, found 2", "t.seed.json, which wins"},
+		{"seed yaml block", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```yaml\nentries: []\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, `the seed block is "yaml"`, ""},
+		{"seed envelope unknown key", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{\"notes\": {}, \"bogus\": {}}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, `unknown key "bogus" in the seed envelope`, ""},
 		{"seed clock", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{\"notes\": {}, \"clock\": \"noon\"}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, "RFC 3339", ""},
 		{"unclosed fence", "# T\n## Config\n```yaml\ntwins: [notes]\n", 5, "never closed", ""},
 	}

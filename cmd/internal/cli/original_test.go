@@ -70,3 +70,15 @@ func TestChecksListsEveryCheckWithItsParams(t *testing.T) {
 		}
 	}
 }
+
+func TestServerRoot(t *testing.T) {
+	sb := &CreatedSandbox{SessionID: "ses_a", PerTwin: map[string]TwinEndpoints{"stripe": {APIURL: "https://pome.example/base/stripe/s/ses_a"}}}
+	if got := serverRoot(sb, "http://127.0.0.1:7070/"); got != "https://pome.example/base" {
+		t.Errorf("from the twin's address: %q", got)
+	}
+	// An address of another layout says nothing: the CLI's server is the root.
+	sb.PerTwin["stripe"] = TwinEndpoints{APIURL: "https://elsewhere.example/v1"}
+	if got := serverRoot(sb, "http://127.0.0.1:7070/"); got != "http://127.0.0.1:7070" {
+		t.Errorf("fallback: %q", got)
+	}
+}
