@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pomehq/pome/task"
 	"github.com/pomehq/pome/task/tasktest"
 	"github.com/pomehq/pome/twins"
 )
@@ -80,5 +81,25 @@ func TestServerRoot(t *testing.T) {
 	sb.PerTwin["stripe"] = TwinEndpoints{APIURL: "https://elsewhere.example/v1"}
 	if got := serverRoot(sb, "http://127.0.0.1:7070/"); got != "http://127.0.0.1:7070" {
 		t.Errorf("fallback: %q", got)
+	}
+}
+
+// `pome run --help` documents the agent's environment from the lists the
+// runner uses, so that the two cannot drift apart.
+func TestRunHelpNamesTheAgentEnvironment(t *testing.T) {
+	isolate(t)
+	r := runCLI(t, "run", "--help")
+	help := strings.Join(strings.Fields(r.stdout), " ")
+	for _, want := range append(append([]string{"POME_AGENT_ENV_ALLOWLIST=A,B", "POME_INHERIT_AGENT_ENV=1", "POME_STRIPE_API_BASE", "POME_GITHUB_HOST", "POME_GMAIL_ROOT_URL", "POME_TWIN_BASE_URL", "state_initial.json"},
+		task.SafeParentEnv...), task.ModelProviderEnv...) {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %s", want)
+		}
+	}
+	long, _, _ := strings.Cut(r.stdout, "Usage:")
+	for _, l := range strings.Split(long, "\n") {
+		if len(l) > 80 {
+			t.Errorf("line of %d columns: %q", len(l), l)
+		}
 	}
 }

@@ -36,13 +36,10 @@ func (a *App) newRunCmd() *cobra.Command {
 			"POME_<TWIN>_REST_URL, POME_<TWIN>_MCP_URL and POME_<TWIN>_TOKEN; for the SDKs\n" +
 			"that take the server root: POME_STRIPE_API_KEY and POME_STRIPE_API_BASE,\n" +
 			"POME_GITHUB_HOST (github-mcp-server's GITHUB_HOST), POME_GMAIL_ROOT_URL.\n\n" +
-			"Of this program's own environment the agent inherits only PATH, HOME,\n" +
-			"USERPROFILE, SystemRoot, COMSPEC, TMPDIR, TEMP, TMP, LANG, LC_ALL and the model\n" +
-			"providers' keys (AI_GATEWAY_API_KEY, ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN,\n" +
-			"GOOGLE_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY),\n" +
-			"as the original Pome's runner passes them. POME_AGENT_ENV_ALLOWLIST=A,B adds\n" +
-			"names; POME_INHERIT_AGENT_ENV=1 passes everything. POME_* variables never\n" +
-			"pass (they hold the team key): the run sets the agent's own.\n\n" +
+			wrapText("Of this program's own environment the agent inherits only what the original Pome's runner passes on: "+
+				strings.Join(task.SafeParentEnv, ", ")+", and the model providers' keys "+strings.Join(task.ModelProviderEnv, ", ")+". "+
+				task.EnvAllowlist+"=A,B adds names; "+task.EnvInheritAll+"=1 passes everything. POME_* variables never pass "+
+				"(they hold the team key): the run sets the agent's own.", 80) + "\n\n" +
 			"The run directory holds meta.json, events.jsonl, state_initial.<twin>.json,\n" +
 			"state_final.<twin>.json (and state_initial.json, state_final.json for the\n" +
 			"first twin), stdout.txt, stderr.log and verdict.json; latest.json in\n" +
@@ -338,4 +335,22 @@ func (a *App) printVerdict(v *task.Verdict, title string) {
 		}
 		fmt.Fprintf(a.Stdout, "  %-9s %s %s — %s\n", c.Status, tag, c.Text, reason)
 	}
+}
+
+// wrapText breaks s into lines of at most width columns, at spaces.
+func wrapText(s string, width int) string {
+	var b strings.Builder
+	col := 0
+	for i, w := range strings.Fields(s) {
+		if i > 0 && col+1+len(w) > width {
+			b.WriteByte('\n')
+			col = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String()
 }
