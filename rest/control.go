@@ -266,12 +266,18 @@ func (s *Server) listTwins(w http.ResponseWriter, r *http.Request) {
 		Tools       []toolView      `json:"tools"`
 		Bindings    []bindingView   `json:"bindings"`
 		SeedExample json.RawMessage `json:"seed_example,omitempty"`
+		// SeedExampleOriginal is the twin's seed in the original Pome's
+		// format, which it loads as well.
+		SeedExampleOriginal json.RawMessage `json:"seed_example_original,omitempty"`
 	}
 	var out []twinView
 	for _, tw := range s.Registry.All() {
 		v := twinView{Name: tw.Name, Title: tw.Title, Tools: []toolView{}, Bindings: []bindingView{}}
 		if tw.SeedExample != "" {
 			v.SeedExample = json.RawMessage(tw.SeedExample)
+		}
+		if tw.SeedExampleOriginal != "" {
+			v.SeedExampleOriginal = json.RawMessage(tw.SeedExampleOriginal)
 		}
 		for _, a := range tw.Actions {
 			v.Tools = append(v.Tools, toolView{Name: a.Name(), Title: a.Spec().Title, Effect: a.Spec().Effect})

@@ -486,6 +486,8 @@ func (d *dataPlane) servePome(w http.ResponseWriter, r *http.Request, sb *sessio
 		d.srv.serveTape(w, r, sb, tw.Name)
 	case "state":
 		d.srv.serveState(w, r, sb, tw.Name)
+	case "events":
+		d.srv.serveEvents(w, r, sb, tw.Name)
 	default:
 		opaque404(w)
 	}

@@ -14,8 +14,22 @@ import (
 // than decoding into a struct so that every problem names its own line.
 func (p *parser) config(t *Task, s *section) {
 	t.Config = Config{Timeout: DefaultTimeout, Runs: DefaultRuns, PassThreshold: DefaultPassThreshold}
+	if s == nil {
+		// No Config section: every key takes its default, as in the
+		// original Pome.
+		p.defaultTwins(t, 0)
+		return
+	}
 	bs := blocks(s.lines)
-	if len(bs) != 1 {
+	switch {
+	case len(bs) == 0 && text(s.lines) == "":
+		// An empty section is no config, as in the original Pome.
+		p.defaultTwins(t, s.line)
+		return
+	case len(bs) == 0:
+		// The original reads an unfenced section as YAML too.
+		bs = []block{{body: unfenced(s.lines), line: s.line}}
+	case len(bs) != 1:
 		p.errorf(s.line, "the Config section must hold exactly one fenced YAML or JSON block, found %d", len(bs))
 		return
 	}
@@ -49,6 +63,12 @@ func (p *parser) config(t *Task, s *section) {
 		switch k.Value {
 		case "twins":
 			p.configTwins(t, v, at(v))
+		case "class":
+			if v.Kind != yaml.ScalarNode || !validClass(v.Value) {
+				p.errorf(at(v), "class must be conformance, restraint or adversarial, got %q", v.Value)
+				continue
+			}
+			t.Config.Class = v.Value
 		case "timeout":
 			d, err := parseTimeout(v)
 			if err != nil {
@@ -72,15 +92,40 @@ func (p *parser) config(t *Task, s *section) {
 			t.Config.PassThreshold = f
 		default:
 			e := p.errorf(at(k), "unknown config key %q", k.Value)
-			e.Hint = "keys are twins, timeout, runs and passThreshold"
+			e.Hint = "keys are twins, class, timeout, runs and passThreshold"
 			if strings.EqualFold(strings.ReplaceAll(k.Value, "_", ""), "passthreshold") {
 				e.Hint = "write passThreshold"
 			}
 		}
 	}
 	if !seen["twins"] {
-		p.errorf(b.line, "the config does not name the twins").Hint = "add twins: [github] (or several: [github, slack])"
+		p.defaultTwins(t, b.line)
 	}
+}
+
+// defaultTwins applies the default twins, [github].
+func (p *parser) defaultTwins(t *Task, line int) {
+	if _, ok := p.opt.Registry.Get(DefaultTwin); !ok {
+		p.errorf(line, "the config names no twins, and the default twin %s is not offered here", DefaultTwin).Hint = "add twins: [" + strings.Join(p.opt.Registry.Names(), ", ") + "] (one or several)"
+		return
+	}
+	t.Config.Twins = []string{DefaultTwin}
+}
+
+// Task classes, as the original Pome names them: what population of
+// tasks a task belongs to.
+const (
+	ClassConformance = "conformance"
+	ClassRestraint   = "restraint"
+	ClassAdversarial = "adversarial"
+)
+
+func validClass(c string) bool {
+	switch c {
+	case ClassConformance, ClassRestraint, ClassAdversarial:
+		return true
+	}
+	return false
 }
 
 func (p *parser) configTwins(t *Task, v *yaml.Node, line int) {
@@ -143,4 +188,15 @@ func parseTimeout(v *yaml.Node) (time.Duration, error) {
 		return 0, fmt.Errorf("must be more than 0 and at most 24h, got %s", v.Value)
 	}
 	return d, nil
+}
+
+// unfenced is a section's lines as one YAML document whose first line is
+// the line after the heading, so that node lines count from the heading as
+// they count from a fence.
+func unfenced(lines []srcLine) string {
+	parts := make([]string, 0, len(lines))
+	for _, l := range lines {
+		parts = append(parts, l.text)
+	}
+	return strings.Join(parts, "\n")
 }

@@ -3,30 +3,44 @@
 //
 // # Grammar
 //
-// A task is Markdown: a "# Title", then "##" sections. Section names are
-// matched case-insensitively:
+// A task is Markdown: a "# Title" (its first "# " line; without one, the
+// file's name), then "##" sections, the grammar of the original Pome
+// (github.com/pome-sh/digital-twins) with a few additions. Section names
+// are matched case-insensitively; a section of another name is ignored
+// with a warning, and text outside any section is prose.
 //
-//   - Config: one fenced YAML or JSON block with twins (required), timeout
-//     (seconds or a duration such as "2m"; default 300 s), runs (default 1)
-//     and passThreshold (0–100; default 100).
+//   - Config: one fenced YAML or JSON block (or the section's text as
+//     YAML, unfenced) with twins (default [github]),
+//     class (conformance, restraint or adversarial; recorded in meta.json
+//     and the verdict), timeout (seconds or a duration such as "2m";
+//     default 60 s), runs (default 1) and passThreshold (0–100; default
+//     100). A task without the section takes every default.
 //   - Seed State: one fenced JSON block. With one twin it is that twin's seed
 //     ("flat") or an envelope {"<twin>": …}; with several twins it is always
 //     an envelope. A top-level "clock" in an envelope fixes the sandbox
-//     clock. Instead of the section, a sibling file <task>.seed.json may
-//     hold the same document.
+//     clock; a top-level "_meta" (the original's provenance block) is
+//     dropped. A sibling file <task>.seed.json holds the same document and
+//     wins over the section, as in the original, where the section is
+//     prose that `compile-seeds` turned into that file: when the sidecar's
+//     _meta.source_hash (the original's "sha256:" hash of the section's
+//     trimmed text) no longer matches the prose, a warning says so. A prose
+//     section without a sidecar is an error.
 //   - Prompt (alias Task): what the agent is asked to do.
-//   - Success Criteria (alias Checks): one criterion per line,
-//     "- [code] …", "- [code:twin] …", "- [code:twin always-scored] …" or
-//     "- [model] …".
+//   - Success Criteria (alias Checks): criteria, one per list item,
+//     "- [code] …", "- [code:twin] …", "- [code:twin always-scored] …",
+//     "- [model] …" or "- [model:twin] …". Other lines are prose and not
+//     graded, as in the original; an untagged list item gets a warning.
 //   - Expected Behavior: notes for judges and humans; never shown to the
 //     agent.
 //   - Setup: prose for humans; ignored.
 //
-// Everything that cannot be graded is refused with file:line and a reason,
-// never skipped: a [code] line that renders no check's template, a twin tag
-// outside the task's twins, an untagged [code] line in a multi-twin task,
-// the legacy [D]/[P] tags, a bad config, a seed the twin rejects, and any
-// other text in the criteria section.
+// What cannot be graded is refused with file:line and a reason, never
+// skipped: a [code] line that renders no check's template, a twin tag
+// outside the task's twins, an untagged [code] line in a multi-twin task
+// (the original refuses it too), a line that reaches for a tag and misses
+// the grammar ("-[code] …"), the retired [D]/[P] tags (with the original's
+// hint: [D]→[code], [P]→[model], twin tags carry over), a bad config, a
+// seed the twin rejects.
 //
 // # Binding
 //

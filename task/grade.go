@@ -34,7 +34,10 @@ const ReasonAlreadyTrue = "already_true_in_seed"
 
 // Verdict is the graded outcome of a task on one sandbox (SPEC §7).
 type Verdict struct {
-	Task      string `json:"task,omitempty"`
+	Task string `json:"task,omitempty"`
+	// Class is the task's class (conformance, restraint, adversarial),
+	// when it names one.
+	Class     string `json:"class,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
 	State     string `json:"state"`
 	// Score is 0–100 over the evaluated criteria.
@@ -90,7 +93,7 @@ type Judge interface {
 // It never fails as a whole: what cannot be evaluated is a criterion with
 // status error, which makes the verdict incomplete.
 func Grade(ctx context.Context, t *Task, p Provider, judge Judge) *Verdict {
-	v := &Verdict{Task: t.Title, PassThreshold: t.Config.PassThreshold, Criteria: make([]CriterionResult, 0, len(t.Criteria))}
+	v := &Verdict{Task: t.Title, Class: t.Config.Class, PassThreshold: t.Config.PassThreshold, Criteria: make([]CriterionResult, 0, len(t.Criteria))}
 	inputs := map[string]*twins.Input{}
 	inputErr := map[string]error{}
 	var mu sync.Mutex

@@ -255,3 +255,26 @@ func TestGradeHandlerOverHTTP(t *testing.T) {
 		t.Fatalf("after stop: %d %+v", st, v)
 	}
 }
+
+// A check whose polarity follows its argument is excluded, when the seed
+// already satisfies it, only for the positive value: "Note #1 is kept" is
+// a guard and counts; "Note #2 is gone" asks for a removal the seed
+// already shows and earns nothing.
+func TestSeedExclusionFollowsPolarityPerArgument(t *testing.T) {
+	reg := tasktest.Registry()
+	tk := mustParse(t, reg, head+"- [code] Note #1 is kept\n- [code] Note #2 is gone\n- [code always-scored] Note #3 is gone\n")
+	c, _ := reg.Get("notes")
+	check, _ := c.Check("notes.note-state")
+	if Excludable(check, map[string]string{"id": "1", "state": "kept"}) || !Excludable(check, map[string]string{"id": "1", "state": "gone"}) {
+		t.Fatal("Excludable does not read the check's polarity per argument")
+	}
+	seed := world("minutes")
+	final := world("minutes")
+	v := Grade(context.Background(), tk, staticProvider(reg, map[string]*tasktest.World{"notes": seed}, map[string]*tasktest.World{"notes": final}, nil), nil)
+	if got := statuses(v); got != "passed,excluded,passed" {
+		t.Fatalf("statuses %s: %+v", got, v.Criteria)
+	}
+	if v.Criteria[1].Reason != ReasonAlreadyTrue || v.Evaluated != 2 || v.Excluded != 1 {
+		t.Errorf("%+v", v)
+	}
+}

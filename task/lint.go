@@ -21,10 +21,10 @@ type Finding struct {
 // Lint looks for what the grammar cannot see: criteria a check cannot
 // evaluate (an unknown tool name, say), criteria the seed already
 // satisfies (they will be excluded), and tasks that can never be graded.
-// It builds each twin's seed world, as a sandbox would, and evaluates every
+// Parse's warnings come first. It builds each twin's seed world, as a sandbox would, and evaluates every
 // [code] criterion on it with an empty tape; nothing else runs.
 func Lint(t *Task, reg *twins.Registry) []Finding {
-	var out []Finding
+	out := append([]Finding(nil), t.Warnings...)
 	worlds := map[string]any{}
 	code, excluded := 0, 0
 	for _, c := range t.Criteria {
@@ -104,6 +104,26 @@ func RenderCriterion(reg *twins.Registry, taskTwins []string, id string, args ma
 		tag += " always-scored"
 	}
 	return "- [" + tag + "] " + text, nil
+}
+
+// FindCriterion returns the task's [code] criterion that binds to the
+// check id with exactly these arguments, if any.
+func (t *Task) FindCriterion(id string, args map[string]string) (Criterion, bool) {
+	for _, c := range t.Criteria {
+		if c.Kind != Code || c.Check == nil || c.Check.ID != id || len(c.Args) != len(args) {
+			continue
+		}
+		same := true
+		for k, v := range args {
+			if c.Args[k] != v {
+				same = false
+			}
+		}
+		if same {
+			return c, true
+		}
+	}
+	return Criterion{}, false
 }
 
 func paramNames(c *twins.Check) string {

@@ -1,8 +1,6 @@
 package task
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,11 +35,18 @@ type Task struct {
 	Criteria []Criterion
 	// Source is the task file as read, sent to the server for grading.
 	Source []byte
+	// Warnings are what Parse noticed that does not stop a run (a sidecar
+	// seed older than the prose it was compiled from, a section only the
+	// original Pome's tools read).
+	Warnings []Finding
 }
 
 // Config is the task's ## Config block.
 type Config struct {
-	Twins   []string
+	Twins []string
+	// Class is conformance, restraint or adversarial ("" when not given):
+	// recorded in meta.json and the verdict, not graded.
+	Class   string
 	Timeout time.Duration
 	Runs    int
 	// PassThreshold is the score (0–100) a run needs to pass.
@@ -50,7 +55,8 @@ type Config struct {
 
 // Defaults of a task's config.
 const (
-	DefaultTimeout       = 300 * time.Second
+	DefaultTwin          = "github"
+	DefaultTimeout       = 60 * time.Second
 	DefaultRuns          = 1
 	DefaultPassThreshold = 100
 )
@@ -88,6 +94,12 @@ type Error struct {
 	Msg  string
 	// Hint says how to fix it, when there is something useful to say.
 	Hint string
+	// prose marks a criteria line that is no criterion at all: prose in a
+	// task file, an error where only criteria are expected.
+	prose bool
+	// cascade marks an error that only follows from the config's: the
+	// task names no valid twins, which the config's error already says.
+	cascade bool
 }
 
 func (e *Error) Error() string {
@@ -218,13 +230,10 @@ func Parse(name string, src []byte, opt Options) (*Task, error) {
 	secs := p.split(t, src)
 
 	if t.Title == "" {
-		p.errorf(1, "the task has no \"# Title\" heading")
+		// The original Pome titles such a task with its file name.
+		t.Title = Slug(t)
 	}
-	if s, ok := secs["Config"]; ok {
-		p.config(t, s)
-	} else {
-		p.errorf(0, "the task has no \"## Config\" section").Hint = "add ## Config with a fenced block such as ```yaml\\ntwins: [github]\\n```"
-	}
+	p.config(t, secs["Config"])
 	if s, ok := secs["Prompt"]; ok {
 		t.Prompt = text(s.lines)
 		if t.Prompt == "" {
@@ -241,11 +250,11 @@ func Parse(name string, src []byte, opt Options) (*Task, error) {
 	}
 	if s, ok := secs["Success Criteria"]; ok {
 		for _, l := range s.lines {
-			if c, ok := p.criterion(t.Config.Twins, l); ok {
+			if c, ok := p.criterion(t, l); ok {
 				t.Criteria = append(t.Criteria, c)
 			}
 		}
-		if len(t.Criteria) == 0 && !p.hasErrorsIn(s) {
+		if len(t.Criteria) == 0 && !p.hasErrorsIn(s) && len(t.Config.Twins) > 0 {
 			p.errorf(s.line, "the Success Criteria section has no criteria")
 		}
 	} else {
@@ -294,19 +303,23 @@ func (p *parser) split(t *Task, src []byte) map[string]*section {
 			continue
 		}
 		switch {
-		case strings.HasPrefix(trimmed, "# "):
-			if t.Title != "" {
-				p.errorf(n, "a second \"# \" title (the first is on line %d)", t.TitleLine).Hint = "use ## for sections"
-				continue
-			}
+		case strings.HasPrefix(trimmed, "# ") && t.Title == "":
+			// The first "# " line is the title, as in the original Pome;
+			// inside a section it stays that section's content too, and
+			// later ones are only content.
 			t.Title, t.TitleLine = strings.TrimSpace(trimmed[2:]), n
-			cur = nil
+			if cur != nil {
+				cur.lines = append(cur.lines, srcLine{n, raw})
+			}
 			continue
 		case strings.HasPrefix(trimmed, "## "):
 			heading := strings.TrimSpace(trimmed[3:])
 			canon, ok := sectionNames[strings.ToLower(strings.TrimRight(heading, ":"))]
 			if !ok {
-				p.errorf(n, "unknown section %q", heading).Hint = "sections are Config, Seed State, Prompt (or Task), Success Criteria (or Checks), Expected Behavior and Setup"
+				// The original Pome ignores a section it does not know;
+				// so do we, but say so, since a misspelt name loses it.
+				t.Warnings = append(t.Warnings, Finding{Line: n, Warning: true,
+					Msg: fmt.Sprintf("unknown section %q is ignored (sections are Config, Seed State, Prompt or Task, Success Criteria or Checks, Expected Behavior and Setup)", heading)})
 				cur = &section{name: "", line: n} // swallow its body
 				continue
 			}
@@ -319,10 +332,9 @@ func (p *parser) split(t *Task, src []byte) map[string]*section {
 			secs[canon] = cur
 			continue
 		}
+		// Text outside any section (before the title, say) is prose.
 		if cur != nil {
 			cur.lines = append(cur.lines, srcLine{n, raw})
-		} else if trimmed != "" && t.Title == "" && !strings.HasPrefix(trimmed, "<!--") {
-			p.errorf(n, "text before the \"# Title\" heading")
 		}
 	}
 	if fence != "" {
@@ -387,120 +399,6 @@ func blocks(lines []srcLine) []block {
 	return out
 }
 
-// seed reads the Seed State section or the sibling seed file and validates
-// every twin's document with the twin itself.
-func (p *parser) seed(t *Task, secs map[string]*section) {
-	var doc []byte
-	file, line := p.file, 0
-	s, inFile := secs["Seed State"]
-	switch {
-	case inFile && p.opt.SeedFile != nil:
-		p.errorf(s.line, "the seed is given twice: in this section and in %s", p.opt.SeedFileName).Hint = "keep one of them"
-		return
-	case inFile:
-		bs := blocks(s.lines)
-		if len(bs) != 1 {
-			p.errorf(s.line, "the Seed State section must hold exactly one fenced JSON block, found %d", len(bs))
-			return
-		}
-		if bs[0].lang != "" && bs[0].lang != "json" {
-			p.errorf(bs[0].line, "the seed block is %q; seeds are JSON", bs[0].lang)
-			return
-		}
-		doc, line = []byte(bs[0].body), bs[0].line
-		t.SeedFile = p.file
-	case p.opt.SeedFile != nil:
-		doc, file, line = p.opt.SeedFile, p.opt.SeedFileName, 1
-		t.SeedFile = p.opt.SeedFileName
-	default:
-		return
-	}
-	fail := func(format string, args ...any) *Error {
-		e := &Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
-		p.errs = append(p.errs, e)
-		return e
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &top); err != nil || top == nil {
-		if err == nil {
-			err = errors.New("it is null")
-		}
-		fail("the seed must be a JSON object: %v", err)
-		return
-	}
-	inTask := map[string]bool{}
-	for _, n := range t.Config.Twins {
-		inTask[n] = true
-	}
-	envelope := false
-	for k := range top {
-		if inTask[k] {
-			envelope = true
-		}
-	}
-	for k := range top {
-		if envelope && !inTask[k] && k != "clock" {
-			if _, known := p.opt.Registry.Get(k); known {
-				fail("the seed has a %q document, but %s is not in this task's twins (%s)", k, k, strings.Join(t.Config.Twins, ", "))
-			} else {
-				fail("unknown key %q in the seed envelope (twin names of this task and \"clock\")", k)
-			}
-			envelope = false
-			return
-		}
-	}
-	seeds := map[string]json.RawMessage{}
-	switch {
-	case envelope:
-		for k, v := range top {
-			seeds[k] = v
-		}
-	case len(t.Config.Twins) == 1:
-		seeds[t.Config.Twins[0]] = json.RawMessage(bytes.TrimSpace(doc))
-	default:
-		fail("a task with several twins needs a seed envelope {%s}", quotedKeys(t.Config.Twins)).Hint = "put each twin's seed under its name"
-		return
-	}
-	if c, ok := seeds["clock"]; ok {
-		var ts time.Time
-		if err := json.Unmarshal(c, &ts); err != nil {
-			fail("seed clock must be an RFC 3339 timestamp: %v", err)
-		}
-	}
-	for _, name := range t.Config.Twins {
-		raw, ok := seeds[name]
-		if !ok {
-			continue
-		}
-		tw, _ := p.opt.Registry.Get(name)
-		if tw == nil || tw.NewWorld == nil {
-			continue
-		}
-		env := &twins.Env{SandboxID: "ses_lint000000000000", Twin: name, APIURL: "http://127.0.0.1/" + name, Now: time.Now}
-		if _, err := tw.NewWorld(twins.WithEnv(context.Background(), env), raw); err != nil {
-			var se *twins.SeedError
-			if errors.As(err, &se) {
-				where := se.Path
-				if where == "" {
-					where = "the root"
-				}
-				fail("the %s seed is invalid at %s: %s", name, where, se.Message)
-			} else {
-				fail("the %s seed is invalid: %v", name, err)
-			}
-		}
-	}
-	t.Seed = seeds
-}
-
-func quotedKeys(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q: {…}", n)
-	}
-	return strings.Join(q, ", ")
-}
-
 // criterionLine is a list item with a bracketed tag: "- [code:github] …",
 // "* [model] …" or "1. [code] …".
 var criterionLine = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+\[([^\]]*)\]\s*(.*?)\s*$`)
@@ -508,15 +406,32 @@ var criterionLine = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+\[([^\]]*)\]\s*(
 // listItem is any list item, to say what is wrong with an untagged one.
 var listItem = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(.*?)\s*$`)
 
-// criterion parses one line of the criteria section. Blank lines and HTML
-// comments are skipped; any other text is an error, because a line that
-// looks like a criterion but is not one would otherwise go ungraded.
-func (p *parser) criterion(taskTwins []string, l srcLine) (Criterion, bool) {
+// nearMiss is a list item that reaches for a [code] or [model] tag (or a
+// retired [D]/[P] one) and misses the grammar: "-[code] …", "- [code …".
+// It is refused rather than read as prose, as in the original Pome, because
+// it would otherwise go ungraded without a word.
+var nearMiss = regexp.MustCompile(`(?i)^\s*(?:[-*+]|\d+[.)])\s*\[\s*(?:code|model|d|p)\b`)
+
+// criterion parses one line of the criteria section. Blank lines, HTML
+// comments and other prose are skipped, as in the original Pome; a list
+// item without any bracketed tag ("- [ ] todo" has one) is prose too, but
+// worth a warning, since it reads like a criterion that will not be graded.
+func (p *parser) criterion(t *Task, l srcLine) (Criterion, bool) {
 	trimmed := strings.TrimSpace(l.text)
 	if trimmed == "" || (strings.HasPrefix(trimmed, "<!--") && strings.HasSuffix(trimmed, "-->")) {
 		return Criterion{}, false
 	}
-	c, err := parseCriterion(p.opt.Registry, taskTwins, l.text)
+	c, err := parseCriterion(p.opt.Registry, t.Config.Twins, l.text)
+	if err != nil && err.prose {
+		if li := listItem.FindStringSubmatch(l.text); li != nil && !criterionLine.MatchString(l.text) {
+			t.Warnings = append(t.Warnings, Finding{Line: l.n, Warning: true,
+				Msg: "this list item has no [code] or [model] tag, so it is prose and not graded: " + quote(li[1])})
+		}
+		return Criterion{}, false
+	}
+	if err != nil && err.cascade && len(p.errs) > 0 {
+		return Criterion{}, false
+	}
 	if err != nil {
 		err.File, err.Line = p.file, l.n
 		p.errs = append(p.errs, err)
@@ -526,40 +441,42 @@ func (p *parser) criterion(taskTwins []string, l srcLine) (Criterion, bool) {
 	return c, true
 }
 
-// parseCriterion parses and binds one criterion line.
+// parseCriterion parses and binds one criterion line. A line that is not a
+// criterion at all comes back as an error marked prose.
 func parseCriterion(reg *twins.Registry, taskTwins []string, line string) (Criterion, *Error) {
 	m := criterionLine.FindStringSubmatch(line)
 	if m == nil {
+		if nearMiss.MatchString(line) {
+			return Criterion{}, &Error{Msg: "this line reaches for a criterion tag but does not match the criterion grammar: " + quote(strings.TrimSpace(line)),
+				Hint: "write \"- [code] …\", \"- [code:twin] …\", \"- [code:twin always-scored] …\" or \"- [model] …\""}
+		}
 		if li := listItem.FindStringSubmatch(line); li != nil {
-			return Criterion{}, &Error{Msg: "criterion has no [code] or [model] tag: " + quote(li[1]),
+			return Criterion{}, &Error{prose: true, Msg: "criterion has no [code] or [model] tag: " + quote(li[1]),
 				Hint: "start it with [code] for a check or [model] for a judge"}
 		}
-		return Criterion{}, &Error{Msg: "text in the Success Criteria section that is not a criterion: " + quote(strings.TrimSpace(line)),
-			Hint: "every line there is \"- [code] …\" or \"- [model] …\"; put prose in ## Setup or ## Expected Behavior"}
+		return Criterion{}, &Error{prose: true, Msg: "text that is not a criterion: " + quote(strings.TrimSpace(line)),
+			Hint: "a criterion is \"- [code] …\" or \"- [model] …\""}
 	}
 	tag, body := strings.TrimSpace(m[1]), m[2]
-	if body == "" {
-		return Criterion{}, &Error{Msg: "criterion [" + tag + "] has no text"}
-	}
 	fields := strings.Fields(tag)
 	head := ""
 	if len(fields) > 0 {
 		head = fields[0]
 	}
 	kind, twin, _ := strings.Cut(head, ":")
-	switch strings.ToLower(kind) {
-	case "d":
-		return Criterion{}, &Error{Msg: "the [D] tag is no longer supported", Hint: "write [code] (or [code:twin]) and phrase the line as a check template; `pome checks TWIN` lists them"}
-	case "p":
-		return Criterion{}, &Error{Msg: "the [P] tag is no longer supported", Hint: "write [model]; it is graded only when `pome run --judge-cmd` is given"}
-	case "model":
-		if twin != "" || len(fields) > 1 {
-			return Criterion{}, &Error{Msg: "a [model] criterion takes no twin or options: [" + tag + "]"}
-		}
-		return Criterion{Kind: Model, Text: body}, nil
-	case "code":
-	default:
-		return Criterion{}, &Error{Msg: "unknown criterion tag [" + tag + "]", Hint: "tags are [code], [code:twin], [code:twin always-scored] and [model]"}
+	switch k := strings.ToLower(kind); {
+	case k == "d" || k == "p":
+		return Criterion{}, retiredTag(kind, twin, body)
+	case k != "code" && k != "model":
+		// "- [ ] todo", "- [x] done", "- [note] …": Markdown, not a
+		// criterion, as in the original Pome.
+		return Criterion{}, &Error{prose: true, Msg: "unknown criterion tag [" + tag + "]", Hint: "tags are [code], [code:twin], [code:twin always-scored] and [model]"}
+	}
+	if body == "" {
+		return Criterion{}, &Error{Msg: "criterion [" + tag + "] has no text"}
+	}
+	if strings.ToLower(kind) == "model" {
+		return modelCriterion(reg, taskTwins, tag, twin, fields[1:], body)
 	}
 	c := Criterion{Kind: Code, Text: body}
 	for _, opt := range fields[1:] {
@@ -577,8 +494,8 @@ func parseCriterion(reg *twins.Registry, taskTwins []string, line string) (Crite
 	switch {
 	case twin == "" && len(taskTwins) == 1:
 		c.Twin = taskTwins[0]
-	case twin == "" && len(taskTwins) == 0:
-		return Criterion{}, &Error{Msg: "cannot tell which twin this [code] criterion reads: the task names no twins"}
+	case len(taskTwins) == 0:
+		return Criterion{}, &Error{cascade: true, Msg: "cannot tell which twin this [code] criterion reads: the task names no valid twins"}
 	case twin == "":
 		e := &Error{Msg: fmt.Sprintf("this task has several twins (%s); tag the criterion with its twin", strings.Join(taskTwins, ", "))}
 		for _, n := range taskTwins {
@@ -615,4 +532,40 @@ func quote(s string) string {
 		s = s[:77] + "…"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// retiredTag is the original Pome's migration hint for the [D] and [P]
+// tags, which it renamed [code] and [model]; twin tags carry over.
+func retiredTag(kind, twin, body string) *Error {
+	now := map[string]string{"d": "code", "p": "model"}[strings.ToLower(kind)]
+	old, tag := "["+strings.ToUpper(kind), "["+now
+	if twin != "" {
+		old, tag = old+":"+twin, tag+":"+twin
+	}
+	old, tag = old+"]", tag+"]"
+	return &Error{Msg: fmt.Sprintf("criterion %q uses a retired tag", old+" "+body),
+		Hint: fmt.Sprintf("write %s: tags were renamed [D]→[code] and [P]→[model], and twin tags carry over ([D:github]→[code:github])", tag)}
+}
+
+// modelCriterion is a [model] line: it may name one of the task's twins,
+// which it is about, as in the original Pome; it takes no option, since
+// always-scored only means something against a seed.
+func modelCriterion(reg *twins.Registry, taskTwins []string, tag, twin string, opts []string, body string) (Criterion, *Error) {
+	for _, o := range opts {
+		if o == "always-scored" {
+			return Criterion{}, &Error{Msg: "a [model] criterion cannot be always-scored: [" + tag + "]",
+				Hint: "always-scored applies to [code] criteria; a [model] one is judged from the run, never against the seed"}
+		}
+		return Criterion{}, &Error{Msg: fmt.Sprintf("unknown option %q in [%s]", o, tag), Hint: "a [model] criterion takes no option"}
+	}
+	if twin != "" && len(taskTwins) == 0 {
+		return Criterion{}, &Error{cascade: true, Msg: "cannot tell whether twin " + twin + " is in the task: the task names no valid twins"}
+	}
+	if twin != "" && !contains(taskTwins, twin) {
+		if _, ok := reg.Get(twin); !ok {
+			return Criterion{}, &Error{Msg: fmt.Sprintf("unknown twin %q in [%s]", twin, tag), Hint: "twins are " + strings.Join(reg.Names(), ", ")}
+		}
+		return Criterion{}, &Error{Msg: fmt.Sprintf("twin %q is not in this task's twins (%s)", twin, strings.Join(taskTwins, ", ")), Hint: "add it to twins: in ## Config, or fix the tag"}
+	}
+	return Criterion{Kind: Model, Twin: twin, Text: body}, nil
 }

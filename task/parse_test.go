@@ -158,34 +158,40 @@ func TestParseErrors(t *testing.T) {
 		{"twin not in task", head + "- [code:board] A note contains \"x\"\n", 9, `twin "board" is not in this task's twins (notes)`, "add it to twins"},
 		{"unknown twin tag", head + "- [code:jira] A note contains \"x\"\n", 9, `unknown twin "jira"`, "notes, board"},
 		{"missing tag multi-twin", head2 + "- [code] A note contains \"x\"\n", 9, "several twins (notes, board)", "[code:notes]"},
-		{"legacy D", head + "- [D] Issue #1 is closed\n", 9, "[D] tag is no longer supported", "write [code]"},
-		{"legacy P", head + "- [P] Was polite\n", 9, "[P] tag is no longer supported", "write [model]"},
-		{"unknown tag", head + "- [check] x\n", 9, "unknown criterion tag [check]", ""},
+		{"legacy D", head + "- [D] Issue #1 is closed\n", 9, `"[D] Issue #1 is closed" uses a retired tag`, "write [code]: tags were renamed [D]→[code] and [P]→[model]"},
+		{"legacy P", head + "- [P] Was polite\n", 9, "uses a retired tag", "write [model]"},
+		{"legacy D with twin", head + "- [D:notes] No new note was written\n", 9, `"[D:notes] No new note was written" uses a retired tag`, "write [code:notes]"},
 		{"unknown option", head + "- [code always] No new note was written\n", 9, `unknown option "always"`, "always-scored"},
-		{"model with twin", head + "- [model:notes] polite\n", 9, "takes no twin", ""},
-		{"untagged bullet", head + "- A note contains \"x\"\n", 9, "has no [code] or [model] tag", ""},
-		{"prose", head + "Everything should work.\n", 9, "not a criterion", "## Setup"},
+		{"model twin unknown", head + "- [model:jira] polite\n", 9, `unknown twin "jira"`, ""},
+		{"model twin not in task", head + "- [model:board] polite\n", 9, `twin "board" is not in this task's twins`, ""},
+		{"model always-scored", head + "- [model always-scored] polite\n", 9, "cannot be always-scored", "judged from the run"},
+		{"model option", head + "- [model loud] polite\n", 9, `unknown option "loud"`, ""},
+		{"near miss no space", head + "-[code] No new note was written\n", 9, "reaches for a criterion tag", "[code:twin always-scored]"},
+		{"near miss unclosed", head + "- [code No new note was written\n", 9, "reaches for a criterion tag", ""},
 		{"empty text", head + "- [code]\n", 9, "has no text", ""},
 		{"no criteria", head + "\n", 8, "has no criteria", ""},
 		{"config unknown key", "# T\n## Config\n```yaml\ntwins: [notes]\npass_threshold: 5\n```\n## Prompt\nGo.\n## Success Criteria\n- [code] No new note was written\n", 5, `unknown config key "pass_threshold"`, "passThreshold"},
 		{"config threshold range", "# T\n## Config\n```yaml\ntwins: [notes]\npassThreshold: 120\n```\n## Prompt\nGo.\n## Success Criteria\n- [code] No new note was written\n", 5, "passThreshold must be a number from 0 to 100", ""},
 		{"config runs", "# T\n## Config\n```yaml\ntwins: [notes]\nruns: 0\n```\n## Prompt\nGo.\n## Success Criteria\n- [code] No new note was written\n", 5, "runs must be", ""},
 		{"config timeout", "# T\n## Config\n```yaml\ntwins: [notes]\ntimeout: soon\n```\n## Prompt\nGo.\n## Success Criteria\n- [code] No new note was written\n", 5, "timeout", ""},
-		{"config no twins", "# T\n## Config\n```yaml\ntimeout: 5\n```\n## Prompt\nGo.\n## Success Criteria\n", 3, "does not name the twins", ""},
+		{"config no twins", "# T\n## Config\n```yaml\ntimeout: 5\n```\n## Prompt\nGo.\n## Success Criteria\n", 3, "the default twin github is not offered here", "twins: [notes, board]"},
+		{"config class", "# T\n## Config\n```yaml\ntwins: [notes]\nclass: sneaky\n```\n## Prompt\nGo.\n## Success Criteria\n- [code] No new note was written\n", 5, "class must be conformance, restraint or adversarial", ""},
+		{"config class not a word", "# T\n## Config\n```yaml\ntwins: [notes]\nclass: [restraint]\n```\n## Prompt\nGo.\n## Success Criteria\n- [code] No new note was written\n", 5, "class must be", ""},
 		{"config unknown twin", "# T\n## Config\n```yaml\ntwins: [notes, jira]\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 4, `unknown twin "jira"`, ""},
 		{"config bad yaml", "# T\n## Config\n```yaml\ntwins: [notes\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 3, "not valid YAML", ""},
 		{"config two blocks", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n```yaml\nruns: 2\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 2, "exactly one fenced", ""},
-		{"no config", "# T\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 0, "no \"## Config\" section", ""},
+		{"no config, no github", "# T\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 0, "the default twin github is not offered here", ""},
 		{"no prompt", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Success Criteria\n- [model] ok\n", 0, "no \"## Prompt\" section", ""},
 		{"no criteria section", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Prompt\nGo.\n", 0, "no \"## Success Criteria\" section", ""},
-		{"no title", "## Config\n```yaml\ntwins: [notes]\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 1, "no \"# Title\"", ""},
-		{"unknown section", head + "- [model] ok\n## Notes\nstuff\n", 10, `unknown section "Notes"`, "Setup"},
 		{"duplicate section", head + "- [model] ok\n## Prompt\nagain\n", 10, "a second Prompt section", ""},
 		{"seed invalid", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{\"entries\": [{\"id\": 1}]}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, "the notes seed is invalid at /entries/0/text: a note needs text", ""},
 		{"seed unknown key", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{\"bogus\": 1}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, "notes seed is invalid at /bogus", ""},
 		{"seed not json", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n[1]\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, "must be a JSON object", ""},
 		{"seed flat for several twins", "# T\n## Config\n```yaml\ntwins: [notes, board]\n```\n## Seed State\n```json\n{\"entries\": []}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, "seed envelope", ""},
 		{"seed other twin in envelope", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{\"notes\": {}, \"board\": {}}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, `board is not in this task's twins`, ""},
+		{"seed two blocks", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{}\n```\n```json\n{}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 6, "exactly one fenced JSON block, found 2", "t.seed.json, which wins"},
+		{"seed yaml block", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```yaml\nentries: []\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, `the seed block is "yaml"`, ""},
+		{"seed envelope unknown key", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{\"notes\": {}, \"bogus\": {}}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, `unknown key "bogus" in the seed envelope`, ""},
 		{"seed clock", "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{\"notes\": {}, \"clock\": \"noon\"}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n", 7, "RFC 3339", ""},
 		{"unclosed fence", "# T\n## Config\n```yaml\ntwins: [notes]\n", 5, "never closed", ""},
 	}
@@ -210,16 +216,8 @@ func TestParseReportsEveryError(t *testing.T) {
 	if len(errs) != 3 || errs[0].Line != 9 || errs[1].Line != 10 || errs[2].Line != 11 {
 		t.Fatalf("%v", errs)
 	}
-	if got := errs.Error(); !strings.HasPrefix(got, "t.md:9: the [D] tag") {
+	if got := errs.Error(); !strings.HasPrefix(got, `t.md:9: criterion "[D] x" uses a retired tag`) {
 		t.Errorf("rendered %q", got)
-	}
-}
-
-func TestSeedGivenTwice(t *testing.T) {
-	src := "# T\n## Config\n```yaml\ntwins: [notes]\n```\n## Seed State\n```json\n{}\n```\n## Prompt\nGo.\n## Success Criteria\n- [model] ok\n"
-	_, err := Parse("t.md", []byte(src), Options{Registry: tasktest.Registry(), SeedFile: []byte("{}"), SeedFileName: "t.seed.json"})
-	if es := AsErrors(err); len(es) != 1 || !strings.Contains(es[0].Msg, "given twice") {
-		t.Fatalf("%v", err)
 	}
 }
 

@@ -41,6 +41,9 @@ type Sandbox struct {
 	// AgentToken opens the vendor surfaces of every twin, not _pome.
 	AgentToken string
 	Twins      map[string]TwinAccess
+	// Root is the server's root URL, where vendor SDKs that take no base
+	// path reach the sandbox by its provider credentials ("" unknown).
+	Root string
 }
 
 // TwinAccess is one twin's addresses and vendor credential.
@@ -68,9 +71,10 @@ type Runner struct {
 	KillGrace time.Duration
 	// Server is recorded in meta.json.
 	Server string
-	// Env is the environment agents start from (nil: os.Environ()); POME_*
-	// variables in it are dropped so that the team key and another
-	// sandbox's tokens never reach the agent.
+	// Env is the environment agents and judges start from (nil:
+	// os.Environ()). Agents get only what ScrubAgentEnv keeps of it; POME_*
+	// variables never pass, so that the team key and another sandbox's
+	// tokens never reach an agent or a judge.
 	Env []string
 }
 
@@ -112,9 +116,14 @@ func (e *PreflightError) ExitCode() int { return 2 }
 
 // Meta is meta.json: what ran, where and how it ended.
 type Meta struct {
-	RunID          string         `json:"run_id"`
-	Trial          int            `json:"trial"`
-	Task           string         `json:"task"`
+	RunID string `json:"run_id"`
+	Trial int    `json:"trial"`
+	Task  string `json:"task"`
+	// Scenario and Title are the task's slug and title under the original
+	// Pome's meta.json names.
+	Scenario       string         `json:"scenario"`
+	Title          string         `json:"title"`
+	Class          string         `json:"class,omitempty"`
 	TaskFile       string         `json:"task_file,omitempty"`
 	SessionID      string         `json:"session_id,omitempty"`
 	Twins          []string       `json:"twins"`
@@ -175,7 +184,7 @@ func (r *Runner) Run(ctx context.Context, t *Task, index int) *Trial {
 	if r.Timeout > 0 {
 		timeout = r.Timeout
 	}
-	meta := &Meta{RunID: tr.RunID, Trial: index, Task: t.Title, TaskFile: t.File, Twins: t.Config.Twins, Server: r.Server,
+	meta := &Meta{RunID: tr.RunID, Trial: index, Task: t.Title, Scenario: Slug(t), Title: t.Title, Class: t.Config.Class, TaskFile: t.File, Twins: t.Config.Twins, Server: r.Server,
 		Agent: r.Agent, TimeoutSeconds: timeout.Seconds(), StartedAt: start.UTC()}
 	if err := os.MkdirAll(tr.Dir, 0o755); err != nil {
 		tr.Err = fmt.Errorf("create the run directory: %w", err)
@@ -226,7 +235,7 @@ func (r *Runner) run(ctx context.Context, t *Task, tr *Trial, timeout time.Durat
 		if err != nil {
 			return fmt.Errorf("read the initial %s state: %w", name, err)
 		}
-		if err := writeDoc(filepath.Join(tr.Dir, "state_initial."+name+".json"), doc); err != nil {
+		if err := writeStates(tr.Dir, "state_initial", name, name == t.Config.Twins[0], doc); err != nil {
 			return err
 		}
 	}
@@ -285,7 +294,7 @@ func (r *Runner) run(ctx context.Context, t *Task, tr *Trial, timeout time.Durat
 			return fmt.Errorf("read the final %s state: %w", name, err)
 		}
 		art.StateFinal[name] = doc
-		if err := writeDoc(filepath.Join(tr.Dir, "state_final."+name+".json"), doc); err != nil {
+		if err := writeStates(tr.Dir, "state_final", name, name == t.Config.Twins[0], doc); err != nil {
 			return err
 		}
 		rows, err := r.CP.Tape(ctx, sb.ID, name)
@@ -328,11 +337,17 @@ func hasModel(v *Verdict) bool {
 	return false
 }
 
-func (r *Runner) baseEnv() []string {
-	base := r.Env
-	if base == nil {
-		base = os.Environ()
+func (r *Runner) parentEnv() []string {
+	if r.Env == nil {
+		return os.Environ()
 	}
+	return r.Env
+}
+
+// baseEnv is what a judge starts from: Pome's environment without POME_*.
+// A judge is the user's own trusted program, unlike the agent under test.
+func (r *Runner) baseEnv() []string {
+	base := r.parentEnv()
 	out := make([]string, 0, len(base)+16)
 	for _, kv := range base {
 		if !strings.HasPrefix(kv, "POME_") {
@@ -340,32 +355,6 @@ func (r *Runner) baseEnv() []string {
 		}
 	}
 	return out
-}
-
-// agentEnv is the agent's environment (SPEC §7).
-func (r *Runner) agentEnv(t *Task, sb *Sandbox, runID, dir string, timeout time.Duration) []string {
-	env := r.baseEnv()
-	file := t.File
-	if abs, err := filepath.Abs(file); err == nil && file != "" {
-		file = abs
-	}
-	env = append(env,
-		"POME_TASK="+t.Prompt,
-		"POME_TASK_TITLE="+t.Title,
-		"POME_TASK_FILE="+file,
-		"POME_TWIN_NAMES="+strings.Join(t.Config.Twins, ","),
-		"POME_SESSION_ID="+sb.ID,
-		"POME_AUTH_TOKEN="+sb.AgentToken,
-		"POME_RUN_ID="+runID,
-		"POME_ARTIFACTS_DIR="+dir,
-		fmt.Sprintf("POME_TIMEOUT=%d", int(timeout.Seconds())),
-	)
-	for _, name := range t.Config.Twins {
-		a := sb.Twins[name]
-		up := strings.ToUpper(name)
-		env = append(env, "POME_"+up+"_REST_URL="+a.RESTURL, "POME_"+up+"_MCP_URL="+a.MCPURL, "POME_"+up+"_TOKEN="+a.Token)
-	}
-	return env
 }
 
 // MergeTapes merges the twins' tape rows by time into one stream, each row
@@ -451,6 +440,11 @@ func (r *Runner) RunTrials(ctx context.Context, t *Task, k, parallel int, done f
 
 // Summary is runs/latest.json: every task of the last `pome run`.
 type Summary struct {
+	// RunID, Task and RunDir point at the run written last (its id, task
+	// slug and directory), the pointer the original Pome's latest.json is.
+	RunID      string        `json:"run_id,omitempty"`
+	Task       string        `json:"task,omitempty"`
+	RunDir     string        `json:"run_dir,omitempty"`
 	StartedAt  time.Time     `json:"started_at"`
 	FinishedAt time.Time     `json:"finished_at"`
 	Agent      string        `json:"agent"`
@@ -510,10 +504,19 @@ func SummarizeTrials(t *Task, trials []*Trial) TaskSummary {
 	return s
 }
 
-// WriteSummary writes <dir>/latest.json.
+// WriteSummary writes <dir>/latest.json, pointing it at the last trial of
+// the last task that has a run directory.
 func WriteSummary(dir string, s *Summary) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	for i := len(s.Tasks) - 1; i >= 0 && s.RunID == ""; i-- {
+		for j := len(s.Tasks[i].Trials) - 1; j >= 0; j-- {
+			if tr := s.Tasks[i].Trials[j]; tr.RunID != "" && tr.Dir != "" {
+				s.RunID, s.Task, s.RunDir = tr.RunID, s.Tasks[i].Slug, tr.Dir
+				break
+			}
+		}
 	}
 	return writeJSONFile(filepath.Join(dir, "latest.json"), s)
 }
@@ -524,6 +527,19 @@ func writeJSONFile(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// writeStates writes a twin's state as <base>.<twin>.json and, for the
+// primary twin (the task's first), also as <base>.json, the file the
+// original Pome's run directory holds.
+func writeStates(dir, base, twin string, primary bool, doc json.RawMessage) error {
+	if err := writeDoc(filepath.Join(dir, base+"."+twin+".json"), doc); err != nil {
+		return err
+	}
+	if primary {
+		return writeDoc(filepath.Join(dir, base+".json"), doc)
+	}
+	return nil
 }
 
 // writeDoc writes a server document indented, as it is meant for reading.

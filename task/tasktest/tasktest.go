@@ -125,6 +125,39 @@ func Twin(name string) *twins.Twin {
 				},
 			},
 			{
+				// Its polarity follows its argument, as the original Pome's
+				// issue-state does: "kept" guards a note (negative), "gone"
+				// asks that it be removed (positive).
+				ID: name + ".note-state", Template: "Note #{id} is {state}",
+				Params: []twins.Param{
+					{Name: "id", Type: "integer", Pattern: `[0-9]+`, Example: "1"},
+					{Name: "state", Type: "enum", Pattern: `kept|gone`, Example: "kept"},
+				},
+				Substrate: twins.SubstrateFinal, Polarity: twins.Positive, Description: "The note still exists (kept) or does not (gone).",
+				PolarityOf: func(args map[string]string) twins.Polarity {
+					if args["state"] == "kept" {
+						return twins.Negative
+					}
+					return twins.Positive
+				},
+				Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
+					w, err := twins.World[World](in.Final)
+					if err != nil {
+						return twins.Result{}, err
+					}
+					exists := false
+					for _, n := range w.Notes {
+						if fmt.Sprint(n.ID) == args["id"] {
+							exists = true
+						}
+					}
+					if exists == (args["state"] == "kept") {
+						return twins.Pass("note "+args["id"]+" is "+args["state"], twins.Evidence{StatePaths: []string{"/entries"}}), nil
+					}
+					return twins.Fail("note "+args["id"]+" is not "+args["state"], twins.Evidence{StatePaths: []string{"/entries"}}), nil
+				},
+			},
+			{
 				ID: name + ".broken", Template: "The notebook is broken",
 				Substrate: twins.SubstrateFinal, Polarity: twins.Positive, Description: "Always fails to evaluate.",
 				Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {

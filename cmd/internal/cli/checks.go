@@ -55,11 +55,18 @@ func (a *App) newChecksCmd() *cobra.Command {
 				buf.WriteByte(']')
 				return printJSON(a.Stdout, buf.Bytes())
 			}
+			// Every check the twin declares: ours and the original Pome's
+			// sentences alike, with the parameter names `checks add --arg`
+			// takes.
 			t := newTable(a.Stdout)
-			row(t, "ID", "POLARITY", "SUBSTRATE", "TEMPLATE")
+			row(t, "ID", "POLARITY", "SUBSTRATE", "PARAMS", "TEMPLATE")
 			for _, l := range lists {
 				for _, ch := range l.Checks {
-					row(t, ch.ID, orDash(ch.Polarity), orDash(ch.Substrate), ch.Template)
+					var params []string
+					for _, p := range ch.Params {
+						params = append(params, p.Name)
+					}
+					row(t, ch.ID, orDash(ch.Polarity), orDash(ch.Substrate), orDash(strings.Join(params, ",")), ch.Template)
 				}
 			}
 			return t.Flush()

@@ -414,6 +414,8 @@ type TwinInfo struct {
 	Tools       []TwinTool      `json:"tools"`
 	Bindings    []TwinBinding   `json:"bindings"`
 	SeedExample json.RawMessage `json:"seed_example,omitempty"`
+	// SeedExampleOriginal is a seed in the original Pome's format.
+	SeedExampleOriginal json.RawMessage `json:"seed_example_original,omitempty"`
 }
 
 // TwinList is the answer of GET /v1/twins.

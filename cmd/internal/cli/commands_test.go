@@ -141,6 +141,39 @@ func TestSandboxCreateJSONHasTokens(t *testing.T) {
 	}
 }
 
+// The original Pome's seed files are taken as they are: a flat seed for
+// one twin, an envelope for several, _meta at the top dropped.
+func TestSandboxCreateOriginalSeeds(t *testing.T) {
+	f := newFakeServer(t)
+	loggedIn(t, f)
+	dir := t.TempDir()
+	sent := func(twins, content string) (result, string) {
+		path := filepath.Join(dir, "s.seed.json")
+		os.WriteFile(path, []byte(content), 0o644)
+		n := len(f.seen())
+		r := runCLI(t, "sandbox", "create", "--twin", twins, "--seed", path)
+		if len(f.seen()) == n {
+			return r, ""
+		}
+		var body struct{ Seed json.RawMessage }
+		json.Unmarshal(f.last().Body, &body)
+		return r, string(body.Seed)
+	}
+	meta := `"_meta": {"version": 1, "source_hash": "sha256:hand-authored", "model": "hand-authored"}`
+	if r, seed := sent("slack", `{`+meta+`, "team": {"id": "T_ACME"}, "users": []}`); r.code != ExitOK || seed != `{"slack":{"team":{"id":"T_ACME"},"users":[]}}` {
+		t.Errorf("flat: %s %+v", seed, r)
+	}
+	if r, seed := sent("github,slack", `{`+meta+`, "slack": {"users": []}, "clock": "2026-05-01T09:00:00Z"}`); r.code != ExitOK || seed != `{"clock":"2026-05-01T09:00:00Z","slack":{"users":[]}}` {
+		t.Errorf("envelope: %s %+v", seed, r)
+	}
+	if r, seed := sent("github", `{`+meta+`}`); r.code != ExitOK || seed != "" {
+		t.Errorf("only _meta: %s %+v", seed, r)
+	}
+	if r, seed := sent("github,slack", `{"repositories": []}`); r.code != ExitUsage || seed != "" || !strings.Contains(r.stderr, "needs a seed envelope") {
+		t.Errorf("flat for two twins: %s %+v", seed, r)
+	}
+}
+
 func TestSandboxCreateSeed(t *testing.T) {
 	f := newFakeServer(t)
 	loggedIn(t, f)
@@ -199,7 +232,12 @@ func TestSecretsFile(t *testing.T) {
 		"export POME_GITHUB_TOKEN='ghp_fakeGithubToken123'\n" +
 		"export POME_SLACK_REST_URL='" + sl + "'\n" +
 		"export POME_SLACK_MCP_URL='" + sl + "/mcp'\n" +
-		"export POME_SLACK_TOKEN='xoxb-it'\\''s-$HOME-\"q\"'\n"
+		"export POME_SLACK_TOKEN='xoxb-it'\\''s-$HOME-\"q\"'\n" +
+		// The original Pome's names: the first twin's address, and the
+		// server root where github-mcp-server finds its sandbox.
+		"export POME_TWIN_URL='" + gh + "'\n" +
+		"export POME_TWIN_BASE_URL='" + gh + "'\n" +
+		"export POME_GITHUB_HOST='" + f.URL + "'\n"
 	if _, body, _ := strings.Cut(string(data), "\n"); body != want {
 		t.Errorf("secrets file:\n%s\nwant (after the comment line):\n%s", data, want)
 	}
@@ -218,6 +256,31 @@ func TestSecretsFile(t *testing.T) {
 		if string(out) != fakeTokens["slack"]+"|github,slack" {
 			t.Errorf("sh read %q", out)
 		}
+	}
+}
+
+// The vendors' SDKs that take no base path get the server root, their
+// provider credential naming the sandbox.
+func TestSecretsFileSDKNames(t *testing.T) {
+	f := newFakeServer(t)
+	loggedIn(t, f)
+	secrets := filepath.Join(t.TempDir(), "pome.env")
+	if r := runCLI(t, "sandbox", "create", "--twin", "stripe,gmail", "--secrets-file", secrets); r.code != ExitOK {
+		t.Fatalf("%+v", r)
+	}
+	data, _ := os.ReadFile(secrets)
+	for _, want := range []string{
+		"export POME_TWIN_URL='" + f.URL + "/stripe/s/" + testSID + "'\n",
+		"export POME_STRIPE_API_KEY='sk_test_fake'\n",
+		"export POME_STRIPE_API_BASE='" + f.URL + "'\n",
+		"export POME_GMAIL_ROOT_URL='" + f.URL + "/'\n",
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("secrets file lacks %q:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), "POME_GITHUB_HOST") {
+		t.Errorf("a sandbox without github names no GitHub host:\n%s", data)
 	}
 }
 

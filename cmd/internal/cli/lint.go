@@ -112,6 +112,12 @@ func (a *App) newChecksAddCmd() *cobra.Command {
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
+			// As in the original Pome: the same check with the same
+			// arguments, however tagged, would be scored twice.
+			if c, ok := t.FindCriterion(id, vals); ok {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s:%d already has this criterion: %s", path, c.Line, c.Text),
+					Fix: "adding it again would score the same check twice; always-scored or a twin tag does not make it another"}
+			}
 			out := task.AppendCriterion(src, line)
 			st, err := os.Stat(path)
 			if err != nil {

@@ -30,6 +30,20 @@ func (a *App) newRunCmd() *cobra.Command {
 		Long: "Creates a sandbox from the task's twins and seed, runs the agent's preflight\n" +
 			"(POME_PREFLIGHT=1, 10 s) and then the agent within the task's timeout, grades\n" +
 			"the sandbox, writes the run directory and stops the sandbox.\n\n" +
+			"The agent gets POME_TASK, POME_TASK_TITLE, POME_TASK_FILE, POME_TWIN_NAMES,\n" +
+			"POME_SESSION_ID, POME_AUTH_TOKEN, POME_RUN_ID, POME_ARTIFACTS_DIR, POME_TIMEOUT,\n" +
+			"POME_TWIN_BASE_URL (the first twin's address) and, per twin,\n" +
+			"POME_<TWIN>_REST_URL, POME_<TWIN>_MCP_URL and POME_<TWIN>_TOKEN; for the SDKs\n" +
+			"that take the server root: POME_STRIPE_API_KEY and POME_STRIPE_API_BASE,\n" +
+			"POME_GITHUB_HOST (github-mcp-server's GITHUB_HOST), POME_GMAIL_ROOT_URL.\n\n" +
+			wrapText("Of this program's own environment the agent inherits only what the original Pome's runner passes on: "+
+				strings.Join(task.SafeParentEnv, ", ")+", and the model providers' keys "+strings.Join(task.ModelProviderEnv, ", ")+". "+
+				task.EnvAllowlist+"=A,B adds names; "+task.EnvInheritAll+"=1 passes everything. POME_* variables never pass "+
+				"(they hold the team key): the run sets the agent's own.", 80) + "\n\n" +
+			"The run directory holds meta.json, events.jsonl, state_initial.<twin>.json,\n" +
+			"state_final.<twin>.json (and state_initial.json, state_final.json for the\n" +
+			"first twin), stdout.txt, stderr.log and verdict.json; latest.json in\n" +
+			"--artifacts-dir names the last run (run_id, task, run_dir) and sums up all.\n\n" +
 			"Exit codes: 0 pass, 1 fail, 2 orchestration error, 3 auth, 4 quota,\n" +
 			"5 usage or invalid task, 6 incomplete (could not grade).",
 		Args: cobra.ExactArgs(1),
@@ -47,6 +61,11 @@ func (a *App) newRunCmd() *cobra.Command {
 			tasks, err := loadTasks(args[0], reg)
 			if err != nil {
 				return err
+			}
+			for _, t := range tasks {
+				for _, w := range t.Warnings {
+					fmt.Fprintf(a.Stderr, "%s:%d: warning: %s\n", t.File, w.Line, w.Msg)
+				}
 			}
 			c, err := a.client()
 			if err != nil {
@@ -316,4 +335,22 @@ func (a *App) printVerdict(v *task.Verdict, title string) {
 		}
 		fmt.Fprintf(a.Stdout, "  %-9s %s %s — %s\n", c.Status, tag, c.Text, reason)
 	}
+}
+
+// wrapText breaks s into lines of at most width columns, at spaces.
+func wrapText(s string, width int) string {
+	var b strings.Builder
+	col := 0
+	for i, w := range strings.Fields(s) {
+		if i > 0 && col+1+len(w) > width {
+			b.WriteByte('\n')
+			col = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String()
 }

@@ -92,7 +92,7 @@ func agentScript(t *testing.T, body string) string {
 }
 
 const passingAgent = `if [ -n "$POME_PREFLIGHT" ]; then test -n "$POME_NOTES_REST_URL"; exit $?; fi
-env | grep '^POME_' | sort > "$POME_ARTIFACTS_DIR/env.txt"
+env | sort > "$POME_ARTIFACTS_DIR/env.txt"
 echo "working on: $POME_TASK"
 curl -sf -X POST "$POME_NOTES_REST_URL/notes" -H "Authorization: Bearer $POME_NOTES_TOKEN" -H 'Content-Type: application/json' -d '{"text":"released v2"}'
 `
@@ -108,6 +108,11 @@ func writeTask(t *testing.T, src string) string {
 
 func TestRunPassingAgent(t *testing.T) {
 	p := startPome(t, tasktest.Registry())
+	// What the agent inherits is scrubbed as the original Pome scrubs it.
+	t.Setenv("OPENAI_API_KEY", "sk-model-key")
+	t.Setenv("DEPLOY_PASSWORD", "hunter2")
+	t.Setenv("AGENT_TOOL_HOME", "/opt/tool")
+	t.Setenv("POME_AGENT_ENV_ALLOWLIST", "AGENT_TOOL_HOME, NOT_SET_ANYWHERE")
 	runs := filepath.Join(t.TempDir(), "runs")
 	r := runCLI(t, "run", writeTask(t, notesTask), "--agent", agentScript(t, passingAgent), "--artifacts-dir", runs)
 	if r.code != ExitOK {
@@ -133,7 +138,10 @@ func TestRunPassingAgent(t *testing.T) {
 		t.Fatalf("latest.json %+v", sum)
 	}
 	dir := sum.Tasks[0].Trials[0].Dir
-	for _, f := range []string{"meta.json", "events.jsonl", "state_initial.notes.json", "state_final.notes.json", "stdout.txt", "stderr.log", "verdict.json"} {
+	if sum.RunID == "" || sum.RunID != sum.Tasks[0].Trials[0].RunID || sum.Task != "announce" || sum.RunDir != sum.Tasks[0].Trials[0].Dir {
+		t.Errorf("latest.json does not point at the run: %+v", sum)
+	}
+	for _, f := range []string{"meta.json", "events.jsonl", "state_initial.notes.json", "state_final.notes.json", "state_initial.json", "state_final.json", "stdout.txt", "stderr.log", "verdict.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("run directory lacks %s", f)
 		}
@@ -166,6 +174,13 @@ func TestRunPassingAgent(t *testing.T) {
 	if strings.Contains(string(initial), "released") || !strings.Contains(string(final), "released v2") {
 		t.Errorf("states:\n%s\n%s", initial, final)
 	}
+	// The primary twin's states under the original Pome's names.
+	if b, _ := os.ReadFile(filepath.Join(dir, "state_initial.json")); string(b) != string(initial) {
+		t.Errorf("state_initial.json %s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "state_final.json")); string(b) != string(final) {
+		t.Errorf("state_final.json %s", b)
+	}
 	if out, _ := os.ReadFile(filepath.Join(dir, "stdout.txt")); !strings.Contains(string(out), "working on: Write a note saying released.") {
 		t.Errorf("stdout.txt %q", out)
 	}
@@ -174,13 +189,47 @@ func TestRunPassingAgent(t *testing.T) {
 	env, _ := os.ReadFile(filepath.Join(dir, "env.txt"))
 	for _, want := range []string{"POME_TASK=Write a note", "POME_TWIN_NAMES=notes", "POME_SESSION_ID=" + meta.SessionID, "POME_AUTH_TOKEN=pat_",
 		"POME_NOTES_REST_URL=" + p.URL + "/notes/s/" + meta.SessionID, "POME_NOTES_MCP_URL=", "POME_NOTES_TOKEN=notes_",
-		"POME_RUN_ID=" + meta.RunID, "POME_ARTIFACTS_DIR=" + dir} {
+		"POME_RUN_ID=" + meta.RunID, "POME_ARTIFACTS_DIR=" + dir,
+		"POME_TWIN_BASE_URL=" + p.URL + "/notes/s/" + meta.SessionID + "\n",
+		"\nPATH=", "\nOPENAI_API_KEY=sk-model-key\n", "AGENT_TOOL_HOME=/opt/tool\n"} {
 		if !strings.Contains(string(env), want) {
 			t.Errorf("agent env lacks %q:\n%s", want, env)
 		}
 	}
-	if strings.Contains(string(env), "POME_API_KEY") || strings.Contains(string(env), p.Key) || strings.Contains(string(env), "POME_PREFLIGHT") {
+	if strings.Contains(string(env), "POME_API_KEY") || strings.Contains(string(env), p.Key) || strings.Contains(string(env), "POME_PREFLIGHT") ||
+		strings.Contains(string(env), "hunter2") || strings.Contains(string(env), "POME_AGENT_ENV_ALLOWLIST") || strings.Contains(string(env), "NOT_SET_ANYWHERE") {
 		t.Errorf("agent env leaks:\n%s", env)
+	}
+}
+
+// A task in the original Pome's grammar runs: its class is recorded in
+// meta.json and the verdict, its sidecar seed (with _meta) is the seed, and
+// a stale sidecar is a warning, not a refusal.
+func TestRunOriginalGrammarTask(t *testing.T) {
+	startPome(t, tasktest.Registry())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "restraint.md")
+	os.WriteFile(path, []byte("# Leave the notes alone\n## Task\nRead the notes; write nothing.\n"+
+		"## Checks\nThe agent must not write.\n- [code] No new note was written\n- [code] No note contains \"spam\"\n"+
+		"## Seed State\nA notebook with the note \"agenda\".\n"+
+		"## Config\n```yaml\ntwins: [notes]\nclass: restraint\n```\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "restraint.seed.json"), []byte(`{"_meta": {"version": 1, "source_hash": "sha256:0000", "model": "m", "compiled_at": "2026-01-01T00:00:00Z"}, "entries": [{"id": 1, "text": "agenda"}]}`), 0o644)
+	runs := t.TempDir()
+	r := runCLI(t, "run", path, "--agent", "true", "--artifacts-dir", runs)
+	if r.code != ExitOK || !strings.Contains(r.stderr, path+":8: warning: the Seed State prose changed since") {
+		t.Fatalf("%+v", r)
+	}
+	var sum task.Summary
+	readJSON(t, filepath.Join(runs, "latest.json"), &sum)
+	var meta task.Meta
+	readJSON(t, filepath.Join(sum.RunDir, "meta.json"), &meta)
+	var v task.Verdict
+	readJSON(t, filepath.Join(sum.RunDir, "verdict.json"), &v)
+	if meta.Class != "restraint" || meta.Scenario != "restraint" || meta.Title != "Leave the notes alone" || v.Class != "restraint" || v.State != task.StatePass {
+		t.Errorf("meta %+v\nverdict %+v", meta, v)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "state_initial.json")); !strings.Contains(string(b), "agenda") {
+		t.Errorf("state_initial.json %s", b)
 	}
 }
 

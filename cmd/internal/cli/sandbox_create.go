@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pomehq/pome/task"
 )
 
 func (a *App) newSandboxCreateCmd() *cobra.Command {
@@ -59,7 +61,7 @@ func (a *App) newSandboxCreateCmd() *cobra.Command {
 			}
 			order := twinOrder(req.Twins, sb)
 			if pending != nil {
-				err := pending.Commit(secretsEnv(sb, order))
+				err := pending.Commit(secretsEnv(sb, order, serverRoot(sb, c.BaseURL)))
 				pending = nil
 				if err != nil {
 					return &ExitError{Code: ExitOrchestration,
@@ -94,7 +96,7 @@ func (a *App) newSandboxCreateCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&twins, "twin", nil, "twin to run: github, slack, stripe or gmail (repeat or comma-separate; 1–3)")
-	f.StringVar(&seedPath, "seed", "", "JSON file with the initial state, keyed by twin (- reads standard input)")
+	f.StringVar(&seedPath, "seed", "", "JSON file with the initial state: keyed by twin, or one twin's seed as it is (- reads standard input)")
 	f.DurationVar(&ttl, "ttl", 0, "sandbox lifetime, e.g. 30m (default: the server's)")
 	f.StringVar(&secretsPath, "secrets-file", "", "write the tokens and URLs as shell export lines to this file (mode 0600)")
 	f.BoolVar(&asJSON, "json", false, "print the server's JSON, tokens included")
@@ -124,12 +126,23 @@ func createRequest(twins []string, seedPath string, ttl time.Duration, ttlSet bo
 		if err != nil {
 			return req, err
 		}
-		req.Seed = seed
+		// The original Pome's seed files load as they are: a one-twin
+		// seed may be flat, and a compiled sidecar's _meta is dropped.
+		seeds, _, serr := task.SplitSeed(taskRegistry(), req.Twins, seed)
+		if serr != nil {
+			return req, &ExitError{Code: ExitUsage, Err: fmt.Errorf("seed %s: %s", seedPath, serr.Msg), Fix: serr.Hint}
+		}
+		if len(seeds) > 0 {
+			if req.Seed, err = json.Marshal(seeds); err != nil {
+				return req, err
+			}
+		}
 	}
 	return req, nil
 }
 
-// readSeed reads and checks a seed file: valid JSON, and an object.
+// readSeed reads and checks a seed file: valid JSON, and an object (an
+// envelope keyed by twin name, or one twin's seed as it is).
 func readSeed(path string, stdin io.Reader) (json.RawMessage, error) {
 	var data []byte
 	var err error
@@ -151,7 +164,7 @@ func readSeed(path string, stdin io.Reader) (json.RawMessage, error) {
 		return nil, usageErrorf("seed %s: invalid JSON: %v", path, err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return nil, usageErrorf("seed %s: want a JSON object keyed by twin name, e.g. {\"github\": {…}}", path)
+		return nil, usageErrorf("seed %s: want a JSON object: keyed by twin name, e.g. {\"github\": {…}}, or one twin's seed", path)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, data); err != nil {
@@ -208,8 +221,11 @@ func printCreated(w io.Writer, sb *CreatedSandbox, order []string, now time.Time
 	return t.Flush()
 }
 
-// secretsEnv renders the sandbox as `export` lines for sh (SPEC §8).
-func secretsEnv(sb *CreatedSandbox, order []string) []byte {
+// secretsEnv renders the sandbox as `export` lines for sh (SPEC §8), with
+// the original Pome's names beside ours: POME_TWIN_URL (and the runner's
+// POME_TWIN_BASE_URL) for the first twin's address, and what the vendors'
+// SDKs take at the server root.
+func secretsEnv(sb *CreatedSandbox, order []string, root string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Pome sandbox %s (expires %s). Load with: . FILE\n", sb.SessionID, sb.ExpiresAt)
 	export := func(name, value string) {
@@ -225,6 +241,14 @@ func secretsEnv(sb *CreatedSandbox, order []string) []byte {
 		export(env+"_REST_URL", sb.PerTwin[name].APIURL)
 		export(env+"_MCP_URL", sb.PerTwin[name].MCPURL)
 		export(env+"_TOKEN", sb.ProviderCredentials[name].Token)
+	}
+	if len(order) > 0 {
+		export("POME_TWIN_URL", sb.PerTwin[order[0]].APIURL)
+		export("POME_TWIN_BASE_URL", sb.PerTwin[order[0]].APIURL)
+	}
+	for _, kv := range task.SDKEnv(order, root, func(twin string) string { return sb.ProviderCredentials[twin].Token }) {
+		k, v, _ := strings.Cut(kv, "=")
+		export(k, v)
 	}
 	return b.Bytes()
 }

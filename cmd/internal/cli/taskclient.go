@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/pomehq/pome/rest"
@@ -60,7 +61,7 @@ func (cp controlPlane) CreateSandbox(ctx context.Context, req task.SandboxReques
 	if err != nil {
 		return nil, err
 	}
-	sb := &task.Sandbox{ID: created.SessionID, AgentToken: created.AgentToken, Twins: map[string]task.TwinAccess{}}
+	sb := &task.Sandbox{ID: created.SessionID, AgentToken: created.AgentToken, Twins: map[string]task.TwinAccess{}, Root: serverRoot(created, cp.c.BaseURL)}
 	for _, name := range req.Twins {
 		ep, ok := created.PerTwin[name]
 		if !ok {
@@ -69,6 +70,18 @@ func (cp controlPlane) CreateSandbox(ctx context.Context, req task.SandboxReques
 		sb.Twins[name] = task.TwinAccess{RESTURL: ep.APIURL, MCPURL: ep.MCPURL, Token: created.ProviderCredentials[name].Token}
 	}
 	return sb, nil
+}
+
+// serverRoot is the server's public root URL as the sandbox's own
+// addresses give it: a twin's API URL is <root>/<twin>/s/<sid>. It falls
+// back to the address the CLI talks to.
+func serverRoot(sb *CreatedSandbox, fallback string) string {
+	for name, ep := range sb.PerTwin {
+		if root, ok := strings.CutSuffix(ep.APIURL, "/"+name+"/s/"+sb.SessionID); ok && root != "" {
+			return root
+		}
+	}
+	return strings.TrimRight(fallback, "/")
 }
 
 func (cp controlPlane) State(ctx context.Context, sid, twin string) (json.RawMessage, error) {
