@@ -74,7 +74,7 @@ var listDrafts = twins.New(twins.Spec{
 		return ListDraftsResponse{}, err
 	}
 	q := strings.TrimSpace(in.Query + " " + in.Q)
-	found, err := mb.search(q, []string{"DRAFT"}, in.IncludeSpamTrash, now(ctx))
+	found, err := mb.search(q, []string{"DRAFT"}, in.IncludeSpamTrash, w.now(ctx))
 	if err != nil {
 		return ListDraftsResponse{}, err
 	}
@@ -183,7 +183,7 @@ func draftContent(ctx context.Context, w *World, mb *Mailbox, in draftIn, id str
 
 // storeDraft stores draft bytes as a DRAFT message.
 func (w *World) storeDraft(ctx context.Context, mb *Mailbox, raw []byte, threadID string) (*Message, error) {
-	m := &Message{ID: w.peekMessageID(), InternalDate: now(ctx).UnixMilli(), LabelIDs: []string{"DRAFT"}}
+	m := &Message{ID: w.peekMessageID(), InternalDate: w.now(ctx).UnixMilli(), LabelIDs: []string{"DRAFT"}}
 	if _, err := fillDerived(m, raw); err != nil {
 		return nil, err
 	}

@@ -115,7 +115,7 @@ func New() *twins.Twin {
 
 // Actions is the twin's one list of actions.
 func Actions() []twins.Action {
-	return []twins.Action{
+	return withFaults([]twins.Action{
 		getProfile,
 		// Messages.
 		listMessages, getMessage, sendMessage, replyToMessage, insertMessage, importMessage,
@@ -130,7 +130,7 @@ func Actions() []twins.Action {
 		listDrafts, getDraft, createDraft, updateDraft, deleteDraft, sendDraft,
 		// History.
 		listHistory,
-	}
+	})
 }
 
 // RESTError renders an error as Google does: status, google.rpc status name

@@ -2,7 +2,6 @@ package gmail
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -186,9 +185,8 @@ var createLabel = twins.New(twins.Spec{
 	if err := validColor(in.Color); err != nil {
 		return LabelOut{}, err
 	}
-	mb.NextLabel++
 	l := &Label{
-		ID: fmt.Sprintf("Label_%d", mb.NextLabel), Name: name, Type: "user",
+		ID: mb.newLabelID(), Name: name, Type: "user",
 		MessageListVisibility: orDefault(in.MessageListVisibility, "show"),
 		LabelListVisibility:   orDefault(in.LabelListVisibility, "labelShow"), Color: in.Color,
 	}

@@ -66,7 +66,7 @@ var searchThreads = twins.New(twins.Spec{
 	if size < 0 {
 		return ListThreadsResponse{}, gerr(twins.Invalid, "invalidArgument", "Invalid maxResults").WithField("maxResults")
 	}
-	found, err := mb.search(q, in.LabelIDs, in.IncludeSpamTrash || in.IncludeTrash, now(ctx))
+	found, err := mb.search(q, in.LabelIDs, in.IncludeSpamTrash || in.IncludeTrash, w.now(ctx))
 	if err != nil {
 		return ListThreadsResponse{}, err
 	}
@@ -105,14 +105,14 @@ type getThreadIn struct {
 }
 
 func (mb *Mailbox) lookupThread(id string) ([]*Message, error) {
+	ms := mb.thread(id)
+	if len(ms) > 0 {
+		return ms, nil
+	}
 	if !hexID.MatchString(id) {
 		return nil, gerr(twins.Invalid, "invalidArgument", "Invalid id value")
 	}
-	ms := mb.thread(id)
-	if len(ms) == 0 {
-		return nil, notFound()
-	}
-	return ms, nil
+	return nil, notFound()
 }
 
 func threadOut(ms []*Message, format string, headers []string) ThreadOut {

@@ -1,0 +1,209 @@
+package gmail
+
+import (
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/pomehq/pome/twins"
+)
+
+// Filter is Gmail's users.settings.filters resource. A seed may give
+// filters (the original Pome's format); they act on mail delivered to the
+// mailbox from another mailbox of the sandbox.
+type Filter struct {
+	ID       string         `json:"id,omitempty"`
+	Criteria FilterCriteria `json:"criteria"`
+	Action   FilterAction   `json:"action"`
+}
+
+// FilterCriteria is what a filter matches.
+type FilterCriteria struct {
+	From           string `json:"from,omitempty"`
+	To             string `json:"to,omitempty"`
+	Subject        string `json:"subject,omitempty"`
+	Query          string `json:"query,omitempty"`
+	NegatedQuery   string `json:"negatedQuery,omitempty"`
+	HasAttachment  bool   `json:"hasAttachment,omitempty"`
+	ExcludeChats   bool   `json:"excludeChats,omitempty"`
+	Size           int64  `json:"size,omitempty"`
+	SizeComparison string `json:"sizeComparison,omitempty"`
+}
+
+// FilterAction is what a filter does to a matching message.
+type FilterAction struct {
+	AddLabelIDs    []string `json:"addLabelIds,omitempty"`
+	RemoveLabelIDs []string `json:"removeLabelIds,omitempty"`
+	Forward        string   `json:"forward,omitempty"`
+}
+
+// ForwardingAddress is Gmail's users.settings.forwardingAddresses resource.
+type ForwardingAddress struct {
+	ForwardingEmail    string `json:"forwardingEmail"`
+	VerificationStatus string `json:"verificationStatus,omitempty"`
+}
+
+// SendAs is Gmail's users.settings.sendAs resource.
+type SendAs struct {
+	SendAsEmail        string `json:"sendAsEmail"`
+	DisplayName        string `json:"displayName,omitempty"`
+	ReplyToAddress     string `json:"replyToAddress,omitempty"`
+	IsPrimary          bool   `json:"isPrimary,omitempty"`
+	IsDefault          bool   `json:"isDefault,omitempty"`
+	VerificationStatus string `json:"verificationStatus,omitempty"`
+}
+
+// plainAddress reports whether s is a bare address (no display name).
+func plainAddress(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && strings.EqualFold(a.Address, s)
+}
+
+// seedFilters validates a mailbox's seeded filters (labels must exist,
+// queries must parse; forwarding is not modelled, as in the original) and
+// stores them with their label names resolved to ids.
+func seedFilters(mb *Mailbox, in []*Filter, path func(segs ...any) string) error {
+	for i, f := range in {
+		p := func(segs ...any) string { return path(append([]any{"filters", i}, segs...)...) }
+		if f.ID == "" {
+			f.ID = fmt.Sprintf("filter_%d", i+1)
+		} else if !seedIDPattern.MatchString(f.ID) {
+			return twins.SeedErrorf(p("id"), "filter id %q must be 1 to 128 letters, digits, _ or -", f.ID)
+		}
+		for _, q := range []struct{ name, v string }{{"query", f.Criteria.Query}, {"negatedQuery", f.Criteria.NegatedQuery}} {
+			if q.v == "" {
+				continue
+			}
+			if _, err := parseQuery(q.v); err != nil {
+				return twins.SeedErrorf(p("criteria", q.name), "%s", twins.AsError(err).Message)
+			}
+		}
+		switch f.Criteria.SizeComparison {
+		case "", "larger", "smaller":
+		default:
+			return twins.SeedErrorf(p("criteria", "sizeComparison"), "sizeComparison must be larger or smaller, got %q", f.Criteria.SizeComparison)
+		}
+		if f.Criteria.Size < 0 {
+			return twins.SeedErrorf(p("criteria", "size"), "size must not be negative")
+		}
+		if f.Action.Forward != "" {
+			return twins.SeedErrorf(p("action", "forward"), "filter forwarding is not supported")
+		}
+		for _, list := range []struct {
+			name string
+			ids  []string
+		}{{"addLabelIds", f.Action.AddLabelIDs}, {"removeLabelIds", f.Action.RemoveLabelIDs}} {
+			for k, id := range list.ids {
+				l := mb.label(id)
+				if l == nil {
+					l = mb.labelByName(id)
+				}
+				if l == nil {
+					return twins.SeedErrorf(p("action", list.name, k), "label %q is neither a system label nor one of this mailbox's labels", id)
+				}
+				list.ids[k] = l.ID
+			}
+		}
+		for _, other := range mb.Filters {
+			if other.ID == f.ID {
+				return twins.SeedErrorf(p("id"), "filter id %q is used twice", f.ID)
+			}
+		}
+		mb.Filters = append(mb.Filters, f)
+	}
+	return nil
+}
+
+// seedSettings validates and stores forwarding addresses and send-as
+// aliases.
+func seedSettings(mb *Mailbox, fwd []*ForwardingAddress, sendAs []*SendAs, path func(segs ...any) string) error {
+	for i, f := range fwd {
+		if !plainAddress(f.ForwardingEmail) {
+			return twins.SeedErrorf(path("forwardingAddresses", i, "forwardingEmail"), "%q is not a plain email address", f.ForwardingEmail)
+		}
+		f.ForwardingEmail = strings.ToLower(f.ForwardingEmail)
+		if f.VerificationStatus == "" {
+			f.VerificationStatus = "pending"
+		}
+		if f.VerificationStatus != "accepted" && f.VerificationStatus != "pending" {
+			return twins.SeedErrorf(path("forwardingAddresses", i, "verificationStatus"), "verificationStatus must be accepted or pending, got %q", f.VerificationStatus)
+		}
+		mb.ForwardingAddresses = append(mb.ForwardingAddresses, f)
+	}
+	for i, s := range sendAs {
+		if !plainAddress(s.SendAsEmail) {
+			return twins.SeedErrorf(path("sendAs", i, "sendAsEmail"), "%q is not a plain email address", s.SendAsEmail)
+		}
+		if s.ReplyToAddress != "" && !plainAddress(s.ReplyToAddress) {
+			return twins.SeedErrorf(path("sendAs", i, "replyToAddress"), "%q is not a plain email address", s.ReplyToAddress)
+		}
+		s.SendAsEmail = strings.ToLower(s.SendAsEmail)
+		if s.VerificationStatus == "" {
+			s.VerificationStatus = "accepted"
+		}
+		if s.VerificationStatus != "accepted" && s.VerificationStatus != "pending" {
+			return twins.SeedErrorf(path("sendAs", i, "verificationStatus"), "verificationStatus must be accepted or pending, got %q", s.VerificationStatus)
+		}
+		mb.SendAs = append(mb.SendAs, s)
+	}
+	return nil
+}
+
+// applyFilters runs the mailbox's filters on a message delivered to it.
+func (mb *Mailbox) applyFilters(m *Message, now time.Time) {
+	for _, f := range mb.Filters {
+		if f.matches(mb, m, now) {
+			mb.relabel(m, f.Action.AddLabelIDs, f.Action.RemoveLabelIDs)
+		}
+	}
+}
+
+// matches reads a filter's criteria as Gmail does: every criterion given
+// must hold (from, to and subject as the search operators of that name).
+func (f *Filter) matches(mb *Mailbox, m *Message, now time.Time) bool {
+	c := f.Criteria
+	var want []string
+	for _, t := range []struct{ op, v string }{{"from:", c.From}, {"to:", c.To}, {"subject:", c.Subject}, {"", c.Query}} {
+		if t.v != "" {
+			want = append(want, t.op+t.v)
+		}
+	}
+	if len(want) == 0 && c.NegatedQuery == "" && !c.HasAttachment && c.Size == 0 {
+		return false
+	}
+	for _, q := range want {
+		if !mb.matchesQuery(m, q, now) {
+			return false
+		}
+	}
+	if c.NegatedQuery != "" && mb.matchesQuery(m, c.NegatedQuery, now) {
+		return false
+	}
+	if c.HasAttachment && !m.HasAttachment {
+		return false
+	}
+	switch {
+	case c.Size > 0 && c.SizeComparison == "larger" && int64(m.SizeEstimate) <= c.Size:
+		return false
+	case c.Size > 0 && c.SizeComparison == "smaller" && int64(m.SizeEstimate) >= c.Size:
+		return false
+	}
+	return true
+}
+
+// matchesQuery reports whether m matches a search query; a query that
+// does not parse matches nothing.
+func (mb *Mailbox) matchesQuery(m *Message, q string, now time.Time) bool {
+	pq, err := parseQuery(q)
+	if err != nil {
+		return false
+	}
+	x := &matcher{mb: mb, m: m, now: now}
+	for _, t := range pq.terms {
+		if !x.match(t) {
+			return false
+		}
+	}
+	return true
+}
