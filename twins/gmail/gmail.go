@@ -95,16 +95,17 @@ func notFound() *twins.Error {
 func New() *twins.Twin {
 	newWorld, decode := twins.WorldCodec(build)
 	t := &twins.Twin{
-		Name:        "gmail",
-		Title:       "Gmail",
-		Actions:     Actions(),
-		Checks:      Checks(),
-		NewWorld:    newWorld,
-		DecodeWorld: decode,
-		CopyWorld:   twins.WorldCopier[World](nil),
-		RESTError:   RESTError,
-		TokenPrefix: "ya29.",
-		SeedExample: SeedExample,
+		Name:                "gmail",
+		Title:               "Gmail",
+		Actions:             Actions(),
+		Checks:              Checks(),
+		NewWorld:            newWorld,
+		DecodeWorld:         decode,
+		CopyWorld:           twins.WorldCopier[World](nil),
+		RESTError:           RESTError,
+		TokenPrefix:         "ya29.",
+		SeedExample:         SeedExample,
+		SeedExampleOriginal: SeedExampleOriginal,
 		// Google's client resolves media uploads ("/upload/gmail/v1/…")
 		// against the host root, dropping the endpoint's path; the
 		// credential names the sandbox there.
