@@ -28,7 +28,14 @@ const SeedExample = `{
       ],
       "drafts": [
         {"to": ["alice@example.com"], "subject": "Re: Receipt for order #1042", "text": "Attached.", "thread": "receipt"}
-      ]
+      ],
+      "filters": [
+        {"id": "filter_receipts", "criteria": {"from": "alice@example.com", "subject": "receipt"},
+         "action": {"addLabelIds": ["Receipts"], "removeLabelIds": []}}
+      ],
+      "forwardingAddresses": [{"forwardingEmail": "archive@acme.test", "verificationStatus": "accepted"}],
+      "sendAs": [{"sendAsEmail": "billing@acme.test", "displayName": "Acme Billing", "replyToAddress": "pome-agent@acme.test",
+                  "isPrimary": false, "isDefault": false, "verificationStatus": "accepted"}]
     },
     {"address": "alice@example.com", "name": "Alice Example"}
   ]

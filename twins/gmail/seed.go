@@ -32,10 +32,10 @@ type SeedMailbox struct {
 	Labels   []SeedLabel   `json:"labels,omitempty"`
 	Messages []SeedMessage `json:"messages,omitempty"`
 	Drafts   []SeedDraft   `json:"drafts,omitempty"`
-
-	filters    []*Filter
-	forwarding []*ForwardingAddress
-	sendAs     []*SendAs
+	// Settings, in Gmail's resource shapes (as in the original's format).
+	Filters             []*Filter            `json:"filters,omitempty"`
+	ForwardingAddresses []*ForwardingAddress `json:"forwardingAddresses,omitempty"`
+	SendAs              []*SendAs            `json:"sendAs,omitempty"`
 }
 
 // SeedLabel is a user label.
@@ -204,10 +204,10 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 				LabelListVisibility:   orDefault(sl.LabelListVisibility, "labelShow"), Color: sl.Color,
 			})
 		}
-		if err := seedFilters(mb, sm.filters, p); err != nil {
+		if err := seedFilters(mb, sm.Filters, p); err != nil {
 			return nil, err
 		}
-		if err := seedSettings(mb, sm.forwarding, sm.sendAs, p); err != nil {
+		if err := seedSettings(mb, sm.ForwardingAddresses, sm.SendAs, p); err != nil {
 			return nil, err
 		}
 		w.Mailboxes = append(w.Mailboxes, mb)

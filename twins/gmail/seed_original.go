@@ -188,7 +188,7 @@ func (s *Seed) addressKey() string {
 
 func (om originalMailbox) convert(p func(segs ...any) string) (SeedMailbox, error) {
 	addr := strings.ToLower(strings.TrimSpace(om.Email))
-	mb := SeedMailbox{Address: addr, Name: om.DisplayName, filters: om.Filters, forwarding: om.ForwardingAddresses, sendAs: om.SendAs}
+	mb := SeedMailbox{Address: addr, Name: om.DisplayName, Filters: om.Filters, ForwardingAddresses: om.ForwardingAddresses, SendAs: om.SendAs}
 	for _, l := range om.Labels {
 		mb.Labels = append(mb.Labels, SeedLabel{Name: strings.TrimSpace(l.Name), Color: l.Color, id: l.ID})
 	}

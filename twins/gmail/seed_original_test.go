@@ -196,11 +196,25 @@ func TestOriginalSeedErrors(t *testing.T) {
 		// Our format stays ours: the original's keys are not mixed into it.
 		{`{"mailboxes":[{"address":"a@lumen.test","messages":[{"threadId":"t"}]}]}`, "/mailboxes/0/messages/0/threadId"},
 		{`{"mailboxes":[{"address":"a@lumen.test","messages":[{"id":"msg_support","from":"x@y.test"}]}]}`, "/mailboxes/0/messages/0/id"},
+		{`{"mailboxes":[{"address":"a@lumen.test","filters":[{"criteria":{"from":"x"},"action":{"forward":"b@lumen.test"}}]}]}`, "/mailboxes/0/filters/0/action/forward"},
+		{`{"mailboxes":[{"address":"a@lumen.test","filters":[{"id":"f"},{"id":"f"}]}]}`, "/mailboxes/0/filters/1/id"},
+		{`{"mailboxes":[{"address":"a@lumen.test","filters":[{"id":"f 1"}]}]}`, "/mailboxes/0/filters/0/id"},
+		{`{"mailboxes":[{"address":"a@lumen.test","filters":[{"criteria":{"size":-1}}]}]}`, "/mailboxes/0/filters/0/criteria/size"},
 	} {
 		_, err := tw.NewWorld(twins.WithEnv(context.Background(), twinstest.Env("gmail")), json.RawMessage(c.seed))
 		var se *twins.SeedError
 		if !errors.As(err, &se) || se.Path != c.path {
 			t.Errorf("%s: error %v, want one at %s", c.seed, err, c.path)
 		}
+	}
+}
+
+// TestSeedExample keeps our own format's example valid, settings included.
+func TestSeedExample(t *testing.T) {
+	_, w := fixture(t, SeedExample)
+	mb := w.me()
+	if len(w.Mailboxes) != 2 || len(mb.Filters) != 1 || mb.Filters[0].Action.AddLabelIDs[0] != "Label_1" ||
+		len(mb.ForwardingAddresses) != 1 || len(mb.SendAs) != 1 || w.DeliveryMode != "" {
+		t.Errorf("example world: %+v", mb)
 	}
 }

@@ -66,51 +66,68 @@ func plainAddress(s string) bool {
 func seedFilters(mb *Mailbox, in []*Filter, path func(segs ...any) string) error {
 	for i, f := range in {
 		p := func(segs ...any) string { return path(append([]any{"filters", i}, segs...)...) }
-		if f.ID == "" {
-			f.ID = fmt.Sprintf("filter_%d", i+1)
-		} else if !seedIDPattern.MatchString(f.ID) {
-			return twins.SeedErrorf(p("id"), "filter id %q must be 1 to 128 letters, digits, _ or -", f.ID)
-		}
-		for _, q := range []struct{ name, v string }{{"query", f.Criteria.Query}, {"negatedQuery", f.Criteria.NegatedQuery}} {
-			if q.v == "" {
-				continue
+		if f.ID != "" {
+			if !seedIDPattern.MatchString(f.ID) {
+				return twins.SeedErrorf(p("id"), "filter id %q must be 1 to 128 letters, digits, _ or -", f.ID)
 			}
-			if _, err := parseQuery(q.v); err != nil {
-				return twins.SeedErrorf(p("criteria", q.name), "%s", twins.AsError(err).Message)
-			}
-		}
-		switch f.Criteria.SizeComparison {
-		case "", "larger", "smaller":
-		default:
-			return twins.SeedErrorf(p("criteria", "sizeComparison"), "sizeComparison must be larger or smaller, got %q", f.Criteria.SizeComparison)
-		}
-		if f.Criteria.Size < 0 {
-			return twins.SeedErrorf(p("criteria", "size"), "size must not be negative")
-		}
-		if f.Action.Forward != "" {
-			return twins.SeedErrorf(p("action", "forward"), "filter forwarding is not supported")
-		}
-		for _, list := range []struct {
-			name string
-			ids  []string
-		}{{"addLabelIds", f.Action.AddLabelIDs}, {"removeLabelIds", f.Action.RemoveLabelIDs}} {
-			for k, id := range list.ids {
-				l := mb.label(id)
-				if l == nil {
-					l = mb.labelByName(id)
-				}
-				if l == nil {
-					return twins.SeedErrorf(p("action", list.name, k), "label %q is neither a system label nor one of this mailbox's labels", id)
-				}
-				list.ids[k] = l.ID
-			}
-		}
-		for _, other := range mb.Filters {
-			if other.ID == f.ID {
+			if _, err := mb.lookupFilter(f.ID); err == nil {
 				return twins.SeedErrorf(p("id"), "filter id %q is used twice", f.ID)
 			}
 		}
+		if err := mb.validFilter(f); err != nil {
+			var segs []any
+			for _, s := range strings.Split(err.Field, ".") {
+				segs = append(segs, s)
+			}
+			return twins.SeedErrorf(p(segs...), "%s", err.Message)
+		}
 		mb.Filters = append(mb.Filters, f)
+	}
+	// Minted ids come after the pinned ones are known, so none collides.
+	for _, f := range mb.Filters {
+		if f.ID == "" {
+			f.ID = mb.newFilterID()
+		}
+	}
+	return nil
+}
+
+// validFilter checks a filter as Gmail does and resolves its label names
+// to ids; the error's Field is the offending key's dotted path.
+func (mb *Mailbox) validFilter(f *Filter) *twins.Error {
+	for _, q := range []struct{ name, v string }{{"query", f.Criteria.Query}, {"negatedQuery", f.Criteria.NegatedQuery}} {
+		if q.v == "" {
+			continue
+		}
+		if _, err := parseQuery(q.v); err != nil {
+			return gerr(twins.Invalid, "invalidArgument", "%s", twins.AsError(err).Message).WithField("criteria." + q.name)
+		}
+	}
+	switch f.Criteria.SizeComparison {
+	case "", "larger", "smaller":
+	default:
+		return gerr(twins.Invalid, "invalidArgument", "sizeComparison must be larger or smaller, got %q", f.Criteria.SizeComparison).WithField("criteria.sizeComparison")
+	}
+	if f.Criteria.Size < 0 {
+		return gerr(twins.Invalid, "invalidArgument", "size must not be negative").WithField("criteria.size")
+	}
+	if f.Action.Forward != "" {
+		return gerr(twins.NotImplemented, "notImplemented", "Filter forwarding is not supported by the Gmail twin").WithField("action.forward")
+	}
+	for _, list := range []struct {
+		name string
+		ids  []string
+	}{{"addLabelIds", f.Action.AddLabelIDs}, {"removeLabelIds", f.Action.RemoveLabelIDs}} {
+		for k, id := range list.ids {
+			l := mb.label(id)
+			if l == nil {
+				l = mb.labelByName(id)
+			}
+			if l == nil {
+				return gerr(twins.Invalid, "invalidArgument", "label %q is neither a system label nor one of this mailbox's labels", id).WithField(fmt.Sprintf("action.%s.%d", list.name, k))
+			}
+			list.ids[k] = l.ID
+		}
 	}
 	return nil
 }

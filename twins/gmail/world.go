@@ -46,7 +46,8 @@ type Mailbox struct {
 	Messages  []*Message       `json:"messages"`
 	Drafts    []*Draft         `json:"drafts"`
 	History   []*HistoryRecord `json:"history"`
-	// Settings a seed may give (settings.go); no method serves them yet.
+	// Settings (settings.go); NextFilter numbers filter_1, filter_2, …
+	NextFilter          int                  `json:"next_filter,omitempty"`
 	Filters             []*Filter            `json:"filters,omitempty"`
 	ForwardingAddresses []*ForwardingAddress `json:"forwarding_addresses,omitempty"`
 	SendAs              []*SendAs            `json:"send_as,omitempty"`
