@@ -112,7 +112,7 @@ func (w *World) prepareOutgoing(ctx context.Context, mb *Mailbox, raw []byte, id
 		return nil, nil, err
 	}
 	var set []header
-	if fromAddress(pm.root.header("From")) != strings.ToLower(mb.Address) {
+	if from := fromAddress(pm.root.header("From")); from != strings.ToLower(mb.Address) && !mb.sendsAs(from) {
 		set = append(set, header{"From", ownFrom(mb)})
 	}
 	t := w.now(ctx)

@@ -240,3 +240,15 @@ func (mb *Mailbox) sendAsList() []SendAsOut {
 	})
 	return out
 }
+
+// sendsAs reports whether addr is an accepted send-as alias of the mailbox:
+// mail the user sends from it keeps it as From, where any other From is
+// replaced by the user's own address, as Gmail does.
+func (mb *Mailbox) sendsAs(addr string) bool {
+	for _, s := range mb.SendAs {
+		if strings.EqualFold(s.SendAsEmail, addr) && s.VerificationStatus == "accepted" {
+			return true
+		}
+	}
+	return false
+}

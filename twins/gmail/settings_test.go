@@ -1,6 +1,7 @@
 package gmail
 
 import (
+	"encoding/base64"
 	"testing"
 
 	"github.com/pomehq/pome/twins"
@@ -100,5 +101,22 @@ func TestSendAsDefault(t *testing.T) {
 	}
 	if out := call(t, tw, w, "list_filters", `{}`); len(out) != 0 {
 		t.Errorf("list_filters on no filters: %v", out)
+	}
+}
+
+func TestSendAsFrom(t *testing.T) {
+	tw, w := fixture(t, `{"primaryMailbox":{"email":"desk@lumen.test","sendAs":[
+	  {"sendAsEmail":"help@lumen.test","verificationStatus":"accepted"},{"sendAsEmail":"sales@lumen.test","verificationStatus":"pending"}]}}`)
+	for from, want := range map[string]string{
+		"help@lumen.test":  "help@lumen.test",
+		"sales@lumen.test": "desk@lumen.test", // not verified
+		"ceo@lumen.test":   "desk@lumen.test",
+	} {
+		raw := base64.RawURLEncoding.EncodeToString([]byte("From: " + from + "\r\nTo: x@y.test\r\nSubject: s\r\n\r\nb"))
+		out := call(t, tw, w, "send_message", `{"raw":"`+raw+`"}`)
+		m := w.me().message(out["id"].(string))
+		if fromAddress(m.From) != want {
+			t.Errorf("From %s sent as %q, want %s", from, m.From, want)
+		}
 	}
 }
