@@ -204,13 +204,7 @@ func ownChecks() []*twins.Check {
 }
 
 func final(f func(*World, map[string]string) twins.Result) func(*twins.Input, map[string]string) (twins.Result, error) {
-	return func(in *twins.Input, args map[string]string) (twins.Result, error) {
-		w, err := twins.World[World](in.Final)
-		if err != nil {
-			return twins.Result{}, err
-		}
-		return f(w, args), nil
-	}
+	return finalE(func(w *World, args map[string]string) (twins.Result, error) { return f(w, args), nil })
 }
 
 func seedFinal(f func(seed, final *World, args map[string]string) twins.Result) func(*twins.Input, map[string]string) (twins.Result, error) {

@@ -56,11 +56,7 @@ func originalChecks() []*twins.Check {
 			ID: "gmail.message-has-label", Template: "Message {message} has label {label}",
 			Params: []twins.Param{paramMessageID, paramLabelRef}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The message with that id (in whichever mailbox of the sandbox holds it) carries the label, named by id (Label_follow_up, STARRED) or by display name; its other labels do not matter.",
-			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
-				w, err := twins.World[World](in.Final)
-				if err != nil {
-					return twins.Result{}, err
-				}
+			Eval: finalE(func(w *World, args map[string]string) (twins.Result, error) {
 				i, j, err := w.findMessage(args["message"])
 				if err != nil {
 					return twins.Result{}, err
@@ -74,7 +70,7 @@ func originalChecks() []*twins.Check {
 					}
 				}
 				return twins.Fail(fmt.Sprintf("message %s does not carry label %s (it has %s)", m.ID, args["label"], strings.Join(m.LabelIDs, ", ")), ev), nil
-			},
+			}),
 		},
 		{
 			ID: "gmail.label-exists", Template: "A label named {label} exists",
@@ -95,11 +91,7 @@ func originalChecks() []*twins.Check {
 			ID: "gmail.draft-count-at-least", Template: "At least {count} drafts exist",
 			Params: []twins.Param{paramCountWord}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The sandbox's mailboxes hold at least that many drafts together, seeded ones included (a lower bound).",
-			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
-				w, err := twins.World[World](in.Final)
-				if err != nil {
-					return twins.Result{}, err
-				}
+			Eval: finalE(func(w *World, args map[string]string) (twins.Result, error) {
 				n, err := parseCount(args["count"])
 				if err != nil {
 					return twins.Result{}, err
@@ -113,7 +105,7 @@ func originalChecks() []*twins.Check {
 					return twins.Pass(fmt.Sprintf("%d draft(s) exist (wanted at least %d)", total, n), ev), nil
 				}
 				return twins.Fail(fmt.Sprintf("%d draft(s) exist (wanted at least %d)", total, n), ev), nil
-			},
+			}),
 		},
 		{
 			ID: "gmail.mailbox-label-count", Template: "The mailbox `{mailbox}` has exactly {count} messages labeled {label}",
@@ -126,11 +118,7 @@ func originalChecks() []*twins.Check {
 				return twins.Positive
 			},
 			Description: "Exactly that many messages of the named mailbox carry the label (by id or display name): not at least, so a duplicate send fails it. Polarity is negative for a count of zero.",
-			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
-				w, err := twins.World[World](in.Final)
-				if err != nil {
-					return twins.Result{}, err
-				}
+			Eval: finalE(func(w *World, args map[string]string) (twins.Result, error) {
 				n, _ := strconv.Atoi(args["count"])
 				i := w.mailboxIndex(args["mailbox"])
 				if i < 0 {
@@ -149,17 +137,13 @@ func originalChecks() []*twins.Check {
 					return twins.Pass(reason, ev), nil
 				}
 				return twins.Fail(reason, ev), nil
-			},
+			}),
 		},
 		{
 			ID: "gmail.one-message-per-recipient", Template: "Exactly one {label} message is addressed to each of the {count} recipients",
 			Params: []twins.Param{paramLabelRef, paramCountWord}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "Across the sandbox's mailboxes, the messages carrying the label are exactly that many, addressed (To) to that many distinct recipients, one each: sent to everyone, and nobody twice.",
-			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
-				w, err := twins.World[World](in.Final)
-				if err != nil {
-					return twins.Result{}, err
-				}
+			Eval: finalE(func(w *World, args map[string]string) (twins.Result, error) {
 				n, err := parseCount(args["count"])
 				if err != nil {
 					return twins.Result{}, err
@@ -197,7 +181,7 @@ func originalChecks() []*twins.Check {
 					reason += "; sent more than once to " + strings.Join(dups, ", ")
 				}
 				return twins.Fail(reason, ev), nil
-			},
+			}),
 		},
 	}
 }
@@ -277,4 +261,15 @@ func orPaths(paths []string, fallback ...string) []string {
 		return paths
 	}
 	return fallback
+}
+
+// finalE is final for checks that may fail to evaluate.
+func finalE(f func(*World, map[string]string) (twins.Result, error)) func(*twins.Input, map[string]string) (twins.Result, error) {
+	return func(in *twins.Input, args map[string]string) (twins.Result, error) {
+		w, err := twins.World[World](in.Final)
+		if err != nil {
+			return twins.Result{}, err
+		}
+		return f(w, args)
+	}
 }

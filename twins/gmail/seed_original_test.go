@@ -218,3 +218,18 @@ func TestSeedExample(t *testing.T) {
 		t.Errorf("example world: %+v", mb)
 	}
 }
+
+func TestSeedSettingsDuplicates(t *testing.T) {
+	tw := New()
+	for seed, path := range map[string]string{
+		`{"primaryMailbox":{"email":"a@lumen.test","forwardingAddresses":[{"forwardingEmail":"x@lumen.test"},{"forwardingEmail":"X@lumen.test"}]}}`: "/primaryMailbox/forwardingAddresses/1/forwardingEmail",
+		`{"primaryMailbox":{"email":"a@lumen.test","sendAs":[{"sendAsEmail":"x@lumen.test"},{"sendAsEmail":"x@lumen.test"}]}}`:                      "/primaryMailbox/sendAs/1/sendAsEmail",
+		`{"primaryMailbox":{"email":"a@lumen.test","sendAs":[{"sendAsEmail":"x@lumen.test","verificationStatus":"maybe"}]}}`:                        "/primaryMailbox/sendAs/0/verificationStatus",
+	} {
+		_, err := tw.NewWorld(twins.WithEnv(context.Background(), twinstest.Env("gmail")), json.RawMessage(seed))
+		var se *twins.SeedError
+		if !errors.As(err, &se) || se.Path != path {
+			t.Errorf("%s: %v, want an error at %s", seed, err, path)
+		}
+	}
+}

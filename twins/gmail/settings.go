@@ -136,33 +136,47 @@ func (mb *Mailbox) validFilter(f *Filter) *twins.Error {
 // aliases.
 func seedSettings(mb *Mailbox, fwd []*ForwardingAddress, sendAs []*SendAs, path func(segs ...any) string) error {
 	for i, f := range fwd {
-		if !plainAddress(f.ForwardingEmail) {
-			return twins.SeedErrorf(path("forwardingAddresses", i, "forwardingEmail"), "%q is not a plain email address", f.ForwardingEmail)
+		p := func(k string) string { return path("forwardingAddresses", i, k) }
+		if err := seedAlias(&f.ForwardingEmail, &f.VerificationStatus, "pending", p("forwardingEmail"), p("verificationStatus")); err != nil {
+			return err
 		}
-		f.ForwardingEmail = strings.ToLower(f.ForwardingEmail)
-		if f.VerificationStatus == "" {
-			f.VerificationStatus = "pending"
-		}
-		if f.VerificationStatus != "accepted" && f.VerificationStatus != "pending" {
-			return twins.SeedErrorf(path("forwardingAddresses", i, "verificationStatus"), "verificationStatus must be accepted or pending, got %q", f.VerificationStatus)
+		for _, o := range mb.ForwardingAddresses {
+			if o.ForwardingEmail == f.ForwardingEmail {
+				return twins.SeedErrorf(p("forwardingEmail"), "%s is listed twice", f.ForwardingEmail)
+			}
 		}
 		mb.ForwardingAddresses = append(mb.ForwardingAddresses, f)
 	}
 	for i, s := range sendAs {
-		if !plainAddress(s.SendAsEmail) {
-			return twins.SeedErrorf(path("sendAs", i, "sendAsEmail"), "%q is not a plain email address", s.SendAsEmail)
+		p := func(k string) string { return path("sendAs", i, k) }
+		if err := seedAlias(&s.SendAsEmail, &s.VerificationStatus, "accepted", p("sendAsEmail"), p("verificationStatus")); err != nil {
+			return err
 		}
 		if s.ReplyToAddress != "" && !plainAddress(s.ReplyToAddress) {
-			return twins.SeedErrorf(path("sendAs", i, "replyToAddress"), "%q is not a plain email address", s.ReplyToAddress)
+			return twins.SeedErrorf(p("replyToAddress"), "%q is not a plain email address", s.ReplyToAddress)
 		}
-		s.SendAsEmail = strings.ToLower(s.SendAsEmail)
-		if s.VerificationStatus == "" {
-			s.VerificationStatus = "accepted"
-		}
-		if s.VerificationStatus != "accepted" && s.VerificationStatus != "pending" {
-			return twins.SeedErrorf(path("sendAs", i, "verificationStatus"), "verificationStatus must be accepted or pending, got %q", s.VerificationStatus)
+		for _, o := range mb.SendAs {
+			if o.SendAsEmail == s.SendAsEmail {
+				return twins.SeedErrorf(p("sendAsEmail"), "%s is listed twice", s.SendAsEmail)
+			}
 		}
 		mb.SendAs = append(mb.SendAs, s)
+	}
+	return nil
+}
+
+// seedAlias checks an address and its verification status (defaulting it),
+// lower-casing the address.
+func seedAlias(addr, status *string, def, addrPath, statusPath string) error {
+	if !plainAddress(*addr) {
+		return twins.SeedErrorf(addrPath, "%q is not a plain email address", *addr)
+	}
+	*addr = strings.ToLower(*addr)
+	if *status == "" {
+		*status = def
+	}
+	if *status != "accepted" && *status != "pending" {
+		return twins.SeedErrorf(statusPath, "verificationStatus must be accepted or pending, got %q", *status)
 	}
 	return nil
 }
