@@ -139,10 +139,10 @@ func Actions() []twins.Action {
 		getProfile,
 		// Messages.
 		listMessages, getMessage, sendMessage, replyToMessage, insertMessage, importMessage,
-		modifyMessage, labelMessage, unlabelMessage, batchModifyMessages,
+		modifyMessage, labelMessage, unlabelMessage, applySensitiveMessageLabel, batchModifyMessages,
 		trashMessage, untrashMessage, deleteMessage, batchDeleteMessages, getAttachment,
 		// Threads.
-		searchThreads, getThread, modifyThread, labelThread, unlabelThread,
+		searchThreads, getThread, modifyThread, labelThread, unlabelThread, applySensitiveThreadLabel,
 		trashThread, untrashThread, deleteThread,
 		// Labels.
 		listLabels, getLabel, createLabel, updateLabel, patchLabel, deleteLabel,
