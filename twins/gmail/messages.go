@@ -104,6 +104,7 @@ type getMessageIn struct {
 	UserArg
 	MessageID       string   `json:"messageId" jsonschema:"The message id"`
 	Format          string   `json:"format,omitempty" jsonschema:"full (default), metadata, minimal or raw"`
+	MessageFormat   string   `json:"messageFormat,omitempty" jsonschema:"MINIMAL or FULL_CONTENT (default), as Google's MCP tool takes it"`
 	MetadataHeaders []string `json:"metadataHeaders,omitempty" jsonschema:"With format=metadata, only these headers"`
 }
 
@@ -142,7 +143,7 @@ var getMessage = twins.New(twins.Spec{
 	if err != nil {
 		return MessageOut{}, err
 	}
-	format, err := checkFormat(in.Format)
+	format, err := mcpFormat(in.Format, in.MessageFormat)
 	if err != nil {
 		return MessageOut{}, err
 	}

@@ -134,15 +134,7 @@ var getThread = twins.New(twins.Spec{
 	if err != nil {
 		return ThreadOut{}, err
 	}
-	format := in.Format
-	switch strings.ToUpper(in.MessageFormat) {
-	case "", "MESSAGE_FORMAT_UNSPECIFIED", "FULL_CONTENT":
-	case "MINIMAL":
-		format = orDefault(format, "metadata")
-	default:
-		return ThreadOut{}, gerr(twins.Invalid, "invalidArgument", "Invalid value at 'message_format', %q", in.MessageFormat).WithField("messageFormat")
-	}
-	format, err = checkFormat(format)
+	format, err := mcpFormat(in.Format, in.MessageFormat)
 	if err != nil {
 		return ThreadOut{}, err
 	}
@@ -267,3 +259,16 @@ var deleteThread = twins.New(twins.Spec{
 	}
 	return Empty{}, nil
 })
+
+// mcpFormat reads Google's MCP messageFormat (MINIMAL or FULL_CONTENT)
+// beside the REST format.
+func mcpFormat(format, messageFormat string) (string, error) {
+	switch strings.ToUpper(messageFormat) {
+	case "", "MESSAGE_FORMAT_UNSPECIFIED", "FULL_CONTENT":
+	case "MINIMAL":
+		format = orDefault(format, "metadata")
+	default:
+		return "", gerr(twins.Invalid, "invalidArgument", "Invalid value at 'message_format', %q", messageFormat).WithField("messageFormat")
+	}
+	return checkFormat(format)
+}

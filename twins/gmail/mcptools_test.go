@@ -39,3 +39,34 @@ func TestApplySensitiveLabels(t *testing.T) {
 		t.Error("unknown thread accepted")
 	}
 }
+
+func TestCreateDraftReplyTo(t *testing.T) {
+	tw, w := fixture(t, `{"primaryMailbox":{"email":"desk@lumen.test","messages":[
+	  {"id":"msg_q","threadId":"thread_q","from":"nadia@orchard.test","to":["desk@lumen.test"],"subject":"Question","messageId":"q-1@orchard.test","labels":["INBOX"]}]}}`)
+	out := call(t, tw, w, "create_draft", `{"replyToMessageId":"msg_q","to":["nadia@orchard.test"],"subject":"Re: Question","body":"Answer."}`)
+	m := w.me().message(out["message"].(map[string]any)["id"].(string))
+	if m.ThreadID != "thread_q" || m.InReplyTo != "<q-1@orchard.test>" {
+		t.Errorf("reply draft: thread %s, In-Reply-To %s", m.ThreadID, m.InReplyTo)
+	}
+	for _, args := range []string{
+		`{"replyToMessageId":"msg_nope","to":["a@b.test"],"body":"x"}`,
+		`{"replyToMessageId":"msg_q","threadId":"msg_q","to":["a@b.test"],"body":"x"}`,
+	} {
+		if r := twinstest.Call(t, tw, w, "create_draft", args); r.Err == nil || r.Err.Code != twins.Invalid {
+			t.Errorf("%s: %v", args, r.Err)
+		}
+	}
+}
+
+func TestGetMessageFormat(t *testing.T) {
+	tw, w := fixture(t, "")
+	id := w.me().Messages[1].ID
+	full := call(t, tw, w, "get_message", `{"messageId":"`+id+`","messageFormat":"FULL_CONTENT"}`)
+	min := call(t, tw, w, "get_message", `{"messageId":"`+id+`","messageFormat":"MINIMAL"}`)
+	if mustJSON(t, full) == mustJSON(t, min) || mustJSON(t, min) != mustJSON(t, call(t, tw, w, "get_message", `{"messageId":"`+id+`","format":"metadata"}`)) {
+		t.Errorf("MINIMAL is not metadata:\n%v\n%v", full, min)
+	}
+	if r := twinstest.Call(t, tw, w, "get_message", `{"messageId":"`+id+`","messageFormat":"HTML"}`); r.Err == nil || r.Err.Code != twins.Invalid {
+		t.Errorf("messageFormat HTML: %v", r.Err)
+	}
+}
