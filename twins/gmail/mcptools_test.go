@@ -70,3 +70,19 @@ func TestGetMessageFormat(t *testing.T) {
 		t.Errorf("messageFormat HTML: %v", r.Err)
 	}
 }
+
+func TestCreateLabelParents(t *testing.T) {
+	tw, w := fixture(t, "")
+	call(t, tw, w, "create_label", `{"displayName":"Clients/Acme/Invoices"}`)
+	call(t, tw, w, "create_label", `{"displayName":"Solo/Child","autoCreateParentLabels":false}`)
+	call(t, tw, w, "create_label", `{"name":"Rest/Child"}`)
+	var names []string
+	for _, l := range w.me().Labels {
+		if l.Type == "user" {
+			names = append(names, l.Name)
+		}
+	}
+	if want := []string{"Clients", "Clients/Acme", "Clients/Acme/Invoices", "Solo/Child", "Rest/Child"}; !slices.Equal(names, want) {
+		t.Errorf("labels %v, want %v", names, want)
+	}
+}
