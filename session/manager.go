@@ -582,7 +582,9 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 				}
 			}
 		}
-		return mutated, err
+		// A run that changed only the twin's bookkeeping is persisted too,
+		// without counting as a mutation (twins.KeepBookkeeping).
+		return mutated || (write && run.Bookkeeping()), err
 	})
 	var be *BudgetError
 	if errors.As(err, &be) {

@@ -41,8 +41,9 @@ func EnvFrom(ctx context.Context) *Env {
 // Call records what happened during one action invocation that the
 // transports need to know (for the tape) but that is not part of the output.
 type Call struct {
-	unchanged atomic.Bool
-	keep      atomic.Bool
+	unchanged   atomic.Bool
+	keep        atomic.Bool
+	bookkeeping atomic.Bool
 
 	hmu     sync.Mutex
 	headers map[string]string
@@ -81,6 +82,20 @@ func KeepOnError(ctx context.Context) {
 		c.keep.Store(true)
 	}
 }
+
+// KeepBookkeeping is called by a handler that changed only the twin's own
+// bookkeeping, which no vendor resource shows (a fault's call counter, so
+// that a throttled call still moves the fault's window): the store persists
+// the world, and the call, which changed nothing the vendor would show,
+// still reads state_mutation=false on the tape.
+func KeepBookkeeping(ctx context.Context) {
+	if c := CallFrom(ctx); c != nil {
+		c.bookkeeping.Store(true)
+	}
+}
+
+// Bookkeeping reports whether the call asked KeepBookkeeping.
+func (c *Call) Bookkeeping() bool { return c != nil && c.bookkeeping.Load() }
 
 // SetResponseHeader asks the REST transport to send a header with this
 // call's response, success or error (Stripe's Idempotent-Replayed). MCP has

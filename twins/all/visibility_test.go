@@ -325,7 +325,10 @@ func gmailHidden() twinstest.Hidden {
 	                "attachments": [{"filename": "codes.txt", "mimeType": "text/plain", "text": "%[1]s"}]},
 	               {"id": "18f0a1b2000ab000", "thread": "t", "from": "bob@example.com", "to": ["alice@example.com"],
 	                "subject": "Re: %[1]s", "text": "%[1]s", "labels": ["INBOX"]}],
-	  "drafts": [{"to": ["bob@example.com"], "subject": "%[1]s", "text": "%[1]s"}]}`
+	  "drafts": [{"to": ["bob@example.com"], "subject": "%[1]s", "text": "%[1]s"}],
+	  "filters": [{"id": "filter_vault", "criteria": {"subject": "%[1]s"}, "action": {"addLabelIds": ["Vault"]}}],
+	  "forwardingAddresses": [{"forwardingEmail": "vault@example.com"}],
+	  "sendAs": [{"sendAsEmail": "vault@example.com", "displayName": "%[1]s"}]}`
 	alice = fmt.Sprintf(alice, secret+" "+detail)
 	agent := `{"address": "pome-agent@acme.test", "name": "Pome Agent",
 	  "messages": [{"from": "bob@example.com", "subject": "hello", "text": "hello"}]}`
@@ -353,18 +356,25 @@ func gmailHidden() twinstest.Hidden {
 			raw := base64.RawURLEncoding.EncodeToString([]byte("From: bob@example.com\r\nTo: alice@example.com\r\nSubject: s\r\n\r\nhi\r\n"))
 			mail := map[string]any{"to": []string{"bob@example.com"}, "subject": "s", "body": "b"}
 			return map[string]map[string]any{
-				"send_message":     mail,
-				"create_draft":     mail,
-				"reply_to_message": {"body": "b"},
-				"insert_message":   {"raw": raw},
-				"import_message":   {"raw": raw},
-				"get_attachment":   {"attachmentId": "ANGjdJ" + base64.RawURLEncoding.EncodeToString([]byte("18f0a1b2000aa000.1"))},
-				"create_label":     {"name": "New"},
-				"update_label":     {"name": "Renamed"},
-				"get_draft":        {"id": draft},
-				"delete_draft":     {"id": draft},
-				"send_draft":       {"id": draft},
-				"update_draft":     {"id": draft, "to": []string{"bob@example.com"}, "subject": "s2", "body": "b2"},
+				"send_message":                  mail,
+				"create_draft":                  mail,
+				"reply_to_message":              {"body": "b"},
+				"insert_message":                {"raw": raw},
+				"import_message":                {"raw": raw},
+				"get_attachment":                {"attachmentId": "ANGjdJ" + base64.RawURLEncoding.EncodeToString([]byte("18f0a1b2000aa000.1"))},
+				"create_label":                  {"name": "New"},
+				"update_label":                  {"name": "Renamed"},
+				"get_draft":                     {"id": draft},
+				"delete_draft":                  {"id": draft},
+				"send_draft":                    {"id": draft},
+				"update_draft":                  {"id": draft, "to": []string{"bob@example.com"}, "subject": "s2", "body": "b2"},
+				"get_filter":                    {"id": "filter_vault"},
+				"delete_filter":                 {"id": "filter_vault"},
+				"create_filter":                 {"criteria": map[string]any{"from": "bob@example.com"}, "action": map[string]any{"addLabelIds": []string{"STARRED"}}},
+				"get_forwarding_address":        {"forwardingEmail": "vault@example.com"},
+				"get_send_as":                   {"sendAsEmail": "vault@example.com"},
+				"apply_sensitive_message_label": {"labelOption": "TRASH"},
+				"apply_sensitive_thread_label":  {"labelOption": "SPAM"},
 			}
 		},
 		Canaries: []string{secret, "X9DETAIL"},

@@ -3,7 +3,6 @@ package gmail
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/pomehq/pome/twins"
@@ -14,36 +13,45 @@ var (
 	paramEmail  = twins.Param{Name: "email", Type: "email", Pattern: `[^\s"@]+@[^\s"@]+`, Example: "alice@example.com"}
 	paramNeedle = twins.Param{Name: "needle", Type: "string", Pattern: `[^"]*`, Example: "Receipt"}
 	paramLabel  = twins.Param{Name: "label", Type: "label", Pattern: `[^"]+`, Example: "Receipts"}
-	paramCount  = twins.Param{Name: "count", Type: "integer", Pattern: `[0-9]+`, Example: "1"}
 )
 
-// Checks read the authenticated user's mailbox (the first one).
+// Checks are the original Pome's Gmail sentences (checks_original.go) and
+// our own, which read the authenticated user's mailbox (the first one).
+// Where an original id names a different meaning, ours carries an id of its
+// own and keeps its sentence. Counts take digits or number words ("two").
 func Checks() []*twins.Check {
+	return append(originalChecks(), ownChecks()...)
+}
+
+func ownChecks() []*twins.Check {
 	return []*twins.Check{
 		{
 			ID: "gmail.draft-addressed-to", Template: "A draft addressed to {email} exists",
 			Params: []twins.Param{paramEmail}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
-			Description: "The mailbox holds a draft with the address among its To, Cc or Bcc recipients.",
+			Description: "Some mailbox of the sandbox holds a draft with the address among its To or Cc recipients (compared case-insensitively, as a whole address; Bcc does not count, as in the original Pome).",
 			Eval: final(func(w *World, args map[string]string) twins.Result {
-				mb := w.me()
 				var paths []string
-				for i, d := range mb.Drafts {
-					if j := mb.messageIndex(d.MessageID); j >= 0 && addressedTo(mb.Messages[j], args["email"]) {
-						paths = append(paths, twins.Pointer("mailboxes", 0, "drafts", i), twins.Pointer("mailboxes", 0, "messages", j))
+				drafts := 0
+				for k, mb := range w.Mailboxes {
+					drafts += len(mb.Drafts)
+					for i, d := range mb.Drafts {
+						if j := mb.messageIndex(d.MessageID); j >= 0 && visiblyAddressedTo(mb.Messages[j], args["email"]) {
+							paths = append(paths, twins.Pointer("mailboxes", k, "drafts", i), twins.Pointer("mailboxes", k, "messages", j))
+						}
 					}
 				}
 				if len(paths) == 0 {
-					return twins.Fail(fmt.Sprintf("none of the %d draft(s) is addressed to %s", len(mb.Drafts), args["email"]), twins.Evidence{StatePaths: []string{"/mailboxes/0/drafts"}})
+					return twins.Fail(fmt.Sprintf("none of the %d draft(s) is addressed to %s", drafts, args["email"]), twins.Evidence{StatePaths: allMailboxes(w, "drafts")})
 				}
 				return twins.Pass(fmt.Sprintf("%d draft(s) addressed to %s", len(paths)/2, args["email"]), twins.Evidence{StatePaths: paths})
 			}),
 		},
 		{
-			ID: "gmail.draft-count-at-least", Template: "The mailbox holds at least {count} draft(s)",
-			Params: []twins.Param{paramCount}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
+			ID: "gmail.mailbox-draft-count-at-least", Template: "The mailbox holds at least {count} draft(s)",
+			Params: []twins.Param{paramCountWord}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The authenticated user's mailbox has at least that many drafts.",
 			Eval: final(func(w *World, args map[string]string) twins.Result {
-				n, _ := strconv.Atoi(args["count"])
+				n, _ := parseCount(args["count"])
 				have := len(w.me().Drafts)
 				ev := twins.Evidence{StatePaths: []string{"/mailboxes/0/drafts"}}
 				if have >= n {
@@ -53,9 +61,9 @@ func Checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "gmail.label-exists", Template: `A label named "{label}" exists`,
+			ID: "gmail.mailbox-has-label", Template: `A label named "{label}" exists`,
 			Params: []twins.Param{paramLabel}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
-			Description: "The mailbox has a label of that name (compared case-insensitively, as Gmail does).",
+			Description: "The authenticated user's mailbox has a label of that name (compared case-insensitively, as Gmail does).",
 			Eval: final(func(w *World, args map[string]string) twins.Result {
 				mb := w.me()
 				for i, l := range mb.Labels {
@@ -67,7 +75,7 @@ func Checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "gmail.message-has-label", Template: `A message whose subject contains "{needle}" has the label "{label}"`,
+			ID: "gmail.subject-message-has-label", Template: `A message whose subject contains "{needle}" has the label "{label}"`,
 			Params: []twins.Param{paramNeedle, paramLabel}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "Some message with the text in its subject carries the label (a user label name or a system label id such as STARRED).",
 			Eval: final(func(w *World, args map[string]string) twins.Result {
@@ -96,12 +104,18 @@ func Checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "gmail.mailbox-label-count", Template: `Exactly {count} message(s) have the label "{label}"`,
-			Params: []twins.Param{paramCount, paramLabel}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
-			Description: "The number of messages carrying the label (user label name or system id) is exactly the count.",
+			ID: "gmail.label-message-count", Template: `Exactly {count} message(s) have the label "{label}"`,
+			Params: []twins.Param{paramCountWord, paramLabel}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
+			PolarityOf: func(args map[string]string) twins.Polarity {
+				if n, err := parseCount(args["count"]); err == nil && n == 0 {
+					return twins.Negative
+				}
+				return twins.Positive
+			},
+			Description: "The number of the authenticated user's messages carrying the label (user label name or system id) is exactly the count. Polarity is negative for a count of zero.",
 			Eval: final(func(w *World, args map[string]string) twins.Result {
 				mb := w.me()
-				n, _ := strconv.Atoi(args["count"])
+				n, _ := parseCount(args["count"])
 				id := labelArg(mb, args["label"])
 				var paths []string
 				for i, m := range mb.Messages {
@@ -119,7 +133,7 @@ func Checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "gmail.one-message-per-recipient", Template: `Each recipient was sent exactly one message whose subject contains "{needle}"`,
+			ID: "gmail.one-sent-message-per-recipient", Template: `Each recipient was sent exactly one message whose subject contains "{needle}"`,
 			Params: []twins.Param{paramNeedle}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "At least one such message was sent, and no recipient (To, Cc or Bcc) got two: catches duplicate sends.",
 			Eval: final(func(w *World, args map[string]string) twins.Result {
@@ -190,13 +204,7 @@ func Checks() []*twins.Check {
 }
 
 func final(f func(*World, map[string]string) twins.Result) func(*twins.Input, map[string]string) (twins.Result, error) {
-	return func(in *twins.Input, args map[string]string) (twins.Result, error) {
-		w, err := twins.World[World](in.Final)
-		if err != nil {
-			return twins.Result{}, err
-		}
-		return f(w, args), nil
-	}
+	return finalE(func(w *World, args map[string]string) (twins.Result, error) { return f(w, args), nil })
 }
 
 func seedFinal(f func(seed, final *World, args map[string]string) twins.Result) func(*twins.Input, map[string]string) (twins.Result, error) {
@@ -248,6 +256,16 @@ func recipients(m *Message) []string {
 
 func addressedTo(m *Message, email string) bool {
 	return slices.Contains(recipients(m), strings.ToLower(email))
+}
+
+// visiblyAddressedTo is addressedTo without Bcc.
+func visiblyAddressedTo(m *Message, email string) bool {
+	for _, a := range slices.Concat(m.To, m.Cc) {
+		if strings.EqualFold(a, email) {
+			return true
+		}
+	}
+	return false
 }
 
 func subjectHas(m *Message, needle string) bool {

@@ -74,7 +74,7 @@ var listDrafts = twins.New(twins.Spec{
 		return ListDraftsResponse{}, err
 	}
 	q := strings.TrimSpace(in.Query + " " + in.Q)
-	found, err := mb.search(q, []string{"DRAFT"}, in.IncludeSpamTrash, now(ctx))
+	found, err := mb.search(q, []string{"DRAFT"}, in.IncludeSpamTrash, w.now(ctx))
 	if err != nil {
 		return ListDraftsResponse{}, err
 	}
@@ -156,7 +156,10 @@ type draftIn struct {
 	ID       string          `json:"id,omitempty" jsonschema:"The draft id (update and send)"`
 	Message  *DraftMessageIn `json:"message,omitempty" jsonschema:"REST: the draft's message (raw, threadId)"`
 	ThreadID string          `json:"threadId,omitempty" jsonschema:"Thread the draft replies in"`
-	RFC822   string          `json:"rfc822,omitempty" jsonschema:"The message as RFC 2822 text (the upload endpoint's body)"`
+	// ReplyToMessageID is Google's MCP argument: the draft answers that
+	// message, in its thread, with In-Reply-To and References to it.
+	ReplyToMessageID string `json:"replyToMessageId,omitempty" jsonschema:"The message the draft replies to (Google's MCP argument)"`
+	RFC822           string `json:"rfc822,omitempty" jsonschema:"The message as RFC 2822 text (the upload endpoint's body)"`
 	Compose
 }
 
@@ -174,6 +177,16 @@ func draftContent(ctx context.Context, w *World, mb *Mailbox, in draftIn, id str
 	if threadID != "" && raw == "" && in.RFC822 == "" {
 		replyTo = lastOfThread(mb, threadID)
 	}
+	if in.ReplyToMessageID != "" {
+		m, err := mb.lookup(in.ReplyToMessageID)
+		if err != nil {
+			return nil, "", err
+		}
+		if threadID != "" && threadID != m.ThreadID {
+			return nil, "", gerr(twins.Invalid, "invalidArgument", "replyToMessageId is not in thread %s", threadID).WithField("replyToMessageId")
+		}
+		threadID, replyTo = m.ThreadID, m
+	}
 	if !required && raw == "" && in.RFC822 == "" && in.Compose.empty() {
 		return nil, threadID, nil
 	}
@@ -183,7 +196,7 @@ func draftContent(ctx context.Context, w *World, mb *Mailbox, in draftIn, id str
 
 // storeDraft stores draft bytes as a DRAFT message.
 func (w *World) storeDraft(ctx context.Context, mb *Mailbox, raw []byte, threadID string) (*Message, error) {
-	m := &Message{ID: w.peekMessageID(), InternalDate: now(ctx).UnixMilli(), LabelIDs: []string{"DRAFT"}}
+	m := &Message{ID: w.peekMessageID(), InternalDate: w.now(ctx).UnixMilli(), LabelIDs: []string{"DRAFT"}}
 	if _, err := fillDerived(m, raw); err != nil {
 		return nil, err
 	}

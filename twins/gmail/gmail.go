@@ -13,7 +13,11 @@
 // message's id, user labels are Label_1, Label_2, …, and every change takes
 // the mailbox's next history id and is logged for history.list.
 // internalDate comes from the sandbox clock. Mail sent to the address of
-// another mailbox of the sandbox is delivered there (INBOX, UNREAD).
+// another mailbox of the sandbox is delivered there (INBOX, UNREAD), where
+// that mailbox's filters act on it. A seed in the original Pome's format
+// may pin ids of its own (msg_support, thread_support, Label_follow_up,
+// draft_ack): methods find them, minted ids never take them, and unknown
+// ids keep Gmail's answers (400 when malformed, 404 when not there).
 //
 // The token reads only its own mailbox: every method takes userId "me" or
 // the authenticated user's address, and any other address — another
@@ -52,7 +56,13 @@
 //	      ],
 //	      "drafts": [
 //	        {"to": ["alice@example.com"], "subject": "Re: Receipt", "text": "…", "thread": "receipt"}
-//	      ]
+//	      ],
+//	      "filters": [                              // Gmail's Filter resource; act on delivered mail
+//	        {"id": "filter_receipts", "criteria": {"from": "alice@example.com", "subject": "receipt"},
+//	         "action": {"addLabelIds": ["Receipts"], "removeLabelIds": ["INBOX"]}}
+//	      ],
+//	      "forwardingAddresses": [{"forwardingEmail": "archive@acme.test", "verificationStatus": "accepted"}],
+//	      "sendAs": [{"sendAsEmail": "billing@acme.test", "displayName": "Acme Billing"}]
 //	    },
 //	    {"address": "alice@example.com", "name": "Alice Example"}  // receives mail sent to her
 //	  ]
@@ -62,6 +72,11 @@
 // mailbox's owner); a message without "to" is addressed to the mailbox.
 // Messages of one thread after the first get In-Reply-To and References to
 // their predecessor. Without a seed the world is DefaultSeed (SPEC §9).
+//
+// The original Pome's Gmail seed format (primaryMailbox, email/displayName,
+// threadId, messageId/inReplyTo/references, clock, deliveryMode, faults,
+// _meta) is read too; seed_original.go documents it. A seed is in that
+// format when it has any of its top-level keys.
 //
 // # Surfaces
 //
@@ -73,6 +88,10 @@
 // argument names and add its readable fields (subject, sender,
 // toRecipients, plaintextBody, …) to Gmail's resources; over REST those
 // extras are stripped so the SDK sees Gmail's exact shapes.
+//
+// A seeded "rate-limited" fault (fault.go) answers its target's calls in a
+// window with Gmail's 429 RESOURCE_EXHAUSTED and Retry-After, over REST and
+// MCP alike; the throttled calls are taped with state_mutation false.
 package gmail
 
 import (
@@ -95,16 +114,17 @@ func notFound() *twins.Error {
 func New() *twins.Twin {
 	newWorld, decode := twins.WorldCodec(build)
 	t := &twins.Twin{
-		Name:        "gmail",
-		Title:       "Gmail",
-		Actions:     Actions(),
-		Checks:      Checks(),
-		NewWorld:    newWorld,
-		DecodeWorld: decode,
-		CopyWorld:   twins.WorldCopier[World](nil),
-		RESTError:   RESTError,
-		TokenPrefix: "ya29.",
-		SeedExample: SeedExample,
+		Name:                "gmail",
+		Title:               "Gmail",
+		Actions:             Actions(),
+		Checks:              Checks(),
+		NewWorld:            newWorld,
+		DecodeWorld:         decode,
+		CopyWorld:           twins.WorldCopier[World](nil),
+		RESTError:           RESTError,
+		TokenPrefix:         "ya29.",
+		SeedExample:         SeedExample,
+		SeedExampleOriginal: SeedExampleOriginal,
 		// Google's client resolves media uploads ("/upload/gmail/v1/…")
 		// against the host root, dropping the endpoint's path; the
 		// credential names the sandbox there.
@@ -115,14 +135,14 @@ func New() *twins.Twin {
 
 // Actions is the twin's one list of actions.
 func Actions() []twins.Action {
-	return []twins.Action{
+	return withFaults([]twins.Action{
 		getProfile,
 		// Messages.
 		listMessages, getMessage, sendMessage, replyToMessage, insertMessage, importMessage,
-		modifyMessage, labelMessage, unlabelMessage, batchModifyMessages,
+		modifyMessage, labelMessage, unlabelMessage, applySensitiveMessageLabel, batchModifyMessages,
 		trashMessage, untrashMessage, deleteMessage, batchDeleteMessages, getAttachment,
 		// Threads.
-		searchThreads, getThread, modifyThread, labelThread, unlabelThread,
+		searchThreads, getThread, modifyThread, labelThread, unlabelThread, applySensitiveThreadLabel,
 		trashThread, untrashThread, deleteThread,
 		// Labels.
 		listLabels, getLabel, createLabel, updateLabel, patchLabel, deleteLabel,
@@ -130,7 +150,10 @@ func Actions() []twins.Action {
 		listDrafts, getDraft, createDraft, updateDraft, deleteDraft, sendDraft,
 		// History.
 		listHistory,
-	}
+		// Settings.
+		listFilters, getFilter, createFilter, deleteFilter,
+		listForwardingAddresses, getForwardingAddress, listSendAs, getSendAs,
+	})
 }
 
 // RESTError renders an error as Google does: status, google.rpc status name

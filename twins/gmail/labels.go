@@ -2,7 +2,6 @@ package gmail
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -161,6 +160,9 @@ type createLabelIn struct {
 	MessageListVisibility string      `json:"messageListVisibility,omitempty" jsonschema:"show or hide"`
 	LabelListVisibility   string      `json:"labelListVisibility,omitempty" jsonschema:"labelShow, labelShowIfUnread or labelHide"`
 	Color                 *LabelColor `json:"color,omitempty"`
+	// AutoCreateParentLabels is Google's MCP argument: with displayName
+	// "A/B", create "A" too unless it is false.
+	AutoCreateParentLabels *bool `json:"autoCreateParentLabels,omitempty" jsonschema:"With displayName, create missing parent labels of a nested name (A/B creates A); default true"`
 }
 
 var createLabel = twins.New(twins.Spec{
@@ -186,9 +188,19 @@ var createLabel = twins.New(twins.Spec{
 	if err := validColor(in.Color); err != nil {
 		return LabelOut{}, err
 	}
-	mb.NextLabel++
+	// Parents first, as Google's MCP tool creates them; REST's labels.create
+	// (name) creates only the label asked for.
+	if in.Name == "" && (in.AutoCreateParentLabels == nil || *in.AutoCreateParentLabels) {
+		parts := strings.Split(name, "/")
+		for i := 1; i < len(parts); i++ {
+			parent := strings.Join(parts[:i], "/")
+			if mb.labelByName(parent) == nil && validLabelName(parent) == nil {
+				mb.Labels = append(mb.Labels, &Label{ID: mb.newLabelID(), Name: parent, Type: "user", MessageListVisibility: "show", LabelListVisibility: "labelShow"})
+			}
+		}
+	}
 	l := &Label{
-		ID: fmt.Sprintf("Label_%d", mb.NextLabel), Name: name, Type: "user",
+		ID: mb.newLabelID(), Name: name, Type: "user",
 		MessageListVisibility: orDefault(in.MessageListVisibility, "show"),
 		LabelListVisibility:   orDefault(in.LabelListVisibility, "labelShow"), Color: in.Color,
 	}

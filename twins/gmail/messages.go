@@ -83,7 +83,7 @@ var listMessages = twins.New(twins.Spec{
 	if in.MaxResults < 0 {
 		return ListMessagesResponse{}, gerr(twins.Invalid, "invalidArgument", "Invalid maxResults").WithField("maxResults")
 	}
-	found, err := mb.search(in.Q, in.LabelIDs, in.IncludeSpamTrash, now(ctx))
+	found, err := mb.search(in.Q, in.LabelIDs, in.IncludeSpamTrash, w.now(ctx))
 	if err != nil {
 		return ListMessagesResponse{}, err
 	}
@@ -104,6 +104,7 @@ type getMessageIn struct {
 	UserArg
 	MessageID       string   `json:"messageId" jsonschema:"The message id"`
 	Format          string   `json:"format,omitempty" jsonschema:"full (default), metadata, minimal or raw"`
+	MessageFormat   string   `json:"messageFormat,omitempty" jsonschema:"MINIMAL or FULL_CONTENT (default), as Google's MCP tool takes it"`
 	MetadataHeaders []string `json:"metadataHeaders,omitempty" jsonschema:"With format=metadata, only these headers"`
 }
 
@@ -119,15 +120,16 @@ func checkFormat(f string) (string, error) {
 
 // lookup finds a message, answering as Gmail does for malformed ids (400)
 // and unknown ones (404).
+// A seed may pin ids of another shape (msg_support); those exist, so they
+// are found.
 func (mb *Mailbox) lookup(id string) (*Message, error) {
+	if m := mb.message(id); m != nil {
+		return m, nil
+	}
 	if !hexID.MatchString(id) {
 		return nil, gerr(twins.Invalid, "invalidArgument", "Invalid id value")
 	}
-	m := mb.message(id)
-	if m == nil {
-		return nil, notFound()
-	}
-	return m, nil
+	return nil, notFound()
 }
 
 var getMessage = twins.New(twins.Spec{
@@ -141,7 +143,7 @@ var getMessage = twins.New(twins.Spec{
 	if err != nil {
 		return MessageOut{}, err
 	}
-	format, err := checkFormat(in.Format)
+	format, err := mcpFormat(in.Format, in.MessageFormat)
 	if err != nil {
 		return MessageOut{}, err
 	}
@@ -211,7 +213,7 @@ func (c Compose) empty() bool {
 
 // compose builds RFC 2822 bytes from structured fields, refusing addresses
 // that could smuggle headers.
-func (c Compose) compose(ctx context.Context, mb *Mailbox, id string, replyTo *Message) ([]byte, error) {
+func (c Compose) compose(ctx context.Context, w *World, mb *Mailbox, id string, replyTo *Message) ([]byte, error) {
 	if err := validateAddresses("to", c.To); err != nil {
 		return nil, err
 	}
@@ -243,7 +245,7 @@ func (c Compose) compose(ctx context.Context, mb *Mailbox, id string, replyTo *M
 	}
 	cm := composed{
 		From: ownFrom(mb), To: c.To, Cc: c.Cc, Bcc: c.Bcc, Subject: c.Subject, Text: c.Body, HTML: c.HTMLBody,
-		Date: now(ctx), MessageID: "<" + id + "@mail.gmail.com>", Attachments: atts, Boundary: id,
+		Date: w.now(ctx), MessageID: "<" + id + "@mail.gmail.com>", Attachments: atts, Boundary: id,
 	}
 	if replyTo != nil {
 		cm.InReplyTo = replyTo.MessageIDHdr
@@ -274,7 +276,7 @@ func outgoing(ctx context.Context, w *World, mb *Mailbox, raw, rfc822 string, c 
 		b, _, err := uploadedMessage(rfc822)
 		return b, err
 	case !c.empty():
-		return c.compose(ctx, mb, id, replyTo)
+		return c.compose(ctx, w, mb, id, replyTo)
 	}
 	return nil, gerr(twins.Invalid, "invalidArgument", "'raw' RFC822 payload message string or uploading message via /upload/* URL required")
 }
@@ -351,7 +353,7 @@ var replyToMessage = twins.New(twins.Spec{
 		subject = "Re: " + subject
 	}
 	c := Compose{To: to, Cc: cc, Subject: subject, Body: in.Body, HTMLBody: in.HTMLBody}
-	raw, err := c.compose(ctx, mb, w.peekMessageID(), orig)
+	raw, err := c.compose(ctx, w, mb, w.peekMessageID(), orig)
 	if err != nil {
 		return MessageOut{}, err
 	}

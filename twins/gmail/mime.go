@@ -473,6 +473,9 @@ type attachment struct {
 	Filename string
 	MimeType string
 	Data     []byte
+	// Inline parts (an image an HTML body shows) carry a Content-ID.
+	Inline    bool
+	ContentID string
 }
 
 // validateAddresses checks a list of plain addresses, refusing anything a
@@ -605,7 +608,14 @@ func (c composed) build() []byte {
 		}
 		name := mime.QEncoding.Encode("UTF-8", noLineBreaks(a.Filename))
 		fmt.Fprintf(&b, "Content-Type: %s; name=\"%s\"\r\n", mt, name)
-		fmt.Fprintf(&b, "Content-Disposition: attachment; filename=\"%s\"\r\n", name)
+		disposition := "attachment"
+		if a.Inline {
+			disposition = "inline"
+		}
+		fmt.Fprintf(&b, "Content-Disposition: %s; filename=\"%s\"\r\n", disposition, name)
+		if a.ContentID != "" {
+			fmt.Fprintf(&b, "Content-ID: <%s>\r\n", noLineBreaks(strings.Trim(a.ContentID, "<>")))
+		}
 		fmt.Fprintf(&b, "Content-Transfer-Encoding: base64\r\n\r\n")
 		enc := base64.StdEncoding.EncodeToString(a.Data)
 		for len(enc) > 76 {

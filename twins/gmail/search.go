@@ -310,9 +310,9 @@ func (x *matcher) eval(t term) bool {
 		case "attachment":
 			return m.HasAttachment
 		case "userlabels":
-			return slices.ContainsFunc(m.LabelIDs, func(id string) bool { return strings.HasPrefix(id, "Label_") })
+			return slices.ContainsFunc(m.LabelIDs, x.mb.isUserLabel)
 		case "nouserlabels":
-			return !slices.ContainsFunc(m.LabelIDs, func(id string) bool { return strings.HasPrefix(id, "Label_") })
+			return !slices.ContainsFunc(m.LabelIDs, x.mb.isUserLabel)
 		}
 		return false
 	case "filename":
@@ -419,3 +419,10 @@ func page[T any](items []T, pageToken string, size, def, limit int) ([]T, string
 }
 
 func pageTokenFor(offset int) string { return fmt.Sprintf("%020d", offset) }
+
+// isUserLabel reports whether id names a user label (a seed may pin user
+// label ids that do not start with Label_).
+func (mb *Mailbox) isUserLabel(id string) bool {
+	l := mb.label(id)
+	return l != nil && l.Type == "user"
+}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/mail"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +17,12 @@ import (
 // Seed is the Gmail seed document (see the package documentation).
 type Seed struct {
 	Mailboxes []SeedMailbox `json:"mailboxes"`
+
+	// What only the original Pome's format (seed_original.go) gives.
+	original     bool
+	clock        *time.Time
+	deliveryMode string
+	faults       []*Fault
 }
 
 // SeedMailbox is one mailbox; the first is the authenticated user.
@@ -26,6 +32,10 @@ type SeedMailbox struct {
 	Labels   []SeedLabel   `json:"labels,omitempty"`
 	Messages []SeedMessage `json:"messages,omitempty"`
 	Drafts   []SeedDraft   `json:"drafts,omitempty"`
+	// Settings, in Gmail's resource shapes (as in the original's format).
+	Filters             []*Filter            `json:"filters,omitempty"`
+	ForwardingAddresses []*ForwardingAddress `json:"forwardingAddresses,omitempty"`
+	SendAs              []*SendAs            `json:"sendAs,omitempty"`
 }
 
 // SeedLabel is a user label.
@@ -34,6 +44,8 @@ type SeedLabel struct {
 	Color                 *LabelColor `json:"color,omitempty"`
 	MessageListVisibility string      `json:"messageListVisibility,omitempty"`
 	LabelListVisibility   string      `json:"labelListVisibility,omitempty"`
+
+	id string // pinned by an original-format seed
 }
 
 // SeedMessage is a message given either as raw RFC 2822 text or as fields.
@@ -51,6 +63,17 @@ type SeedMessage struct {
 	Date        string           `json:"date,omitempty"`
 	Labels      []string         `json:"labels,omitempty"`
 	Attachments []SeedAttachment `json:"attachments,omitempty"`
+
+	headers seedHeaders
+}
+
+// seedHeaders are what an original-format seed pins of a message: its
+// thread id and threading headers.
+type seedHeaders struct {
+	threadID   string
+	messageID  string
+	inReplyTo  string
+	references []string
 }
 
 // SeedDraft is a draft of the mailbox's owner.
@@ -64,6 +87,10 @@ type SeedDraft struct {
 	HTML        string           `json:"html,omitempty"`
 	Date        string           `json:"date,omitempty"`
 	Attachments []SeedAttachment `json:"attachments,omitempty"`
+
+	id      string // draft id pinned by an original-format seed
+	from    string
+	headers seedHeaders
 }
 
 // SeedAttachment is a file attached to a seeded message: text content, or
@@ -73,6 +100,9 @@ type SeedAttachment struct {
 	MimeType string `json:"mimeType,omitempty"`
 	Text     string `json:"text,omitempty"`
 	Data     string `json:"data,omitempty"`
+
+	inline    bool
+	contentID string
 }
 
 // DefaultSeed is the default world of SPEC §9: the agent's mailbox with two
@@ -103,32 +133,57 @@ var hexID = regexp.MustCompile(`^[0-9a-f]{16}$`)
 // reservedNames are label names Gmail refuses for user labels.
 var reservedNames = append(slices.Clone(systemLabels), "CHATS", "DRAFTS", "MUTED", "OUTBOX", "SCHEDULED", "SNOOZED", "ALL MAIL", "BIN", "STARRED")
 
-// build constructs the world from a seed (nil: the default world).
+// build constructs the world from a seed (nil: the default world), in our
+// format or in the original Pome's (seed_original.go).
 func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 	seed := DefaultSeed
 	if raw != nil {
-		seed = Seed{}
-		if err := twins.DecodeSeed(raw, &seed); err != nil {
+		orig, isOrig, err := decodeOriginal(raw)
+		switch {
+		case err != nil:
 			return nil, err
+		case isOrig:
+			seed = *orig
+		default:
+			seed = Seed{}
+			if err := twins.DecodeSeed(raw, &seed); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(seed.Mailboxes) == 0 {
 		return nil, twins.SeedErrorf("/mailboxes", "at least one mailbox is required (the first is the authenticated user)")
 	}
-	w := &World{}
-	t0 := now(ctx)
+	w := &World{DeliveryMode: seed.deliveryMode, Faults: seed.faults}
+	if seed.clock != nil {
+		w.ClockOffsetMS = seed.clock.Sub(w.now(ctx)).Milliseconds()
+	}
+	t0 := w.now(ctx)
 	// Pass 1: mailboxes and labels, so that messages may be delivered to and
 	// reference any of them.
 	for i, sm := range seed.Mailboxes {
-		p := func(segs ...any) string { return twins.Pointer(append([]any{"mailboxes", i}, segs...)...) }
+		p := func(segs ...any) string { return seed.pointer(i, segs...) }
 		a, err := mail.ParseAddress(sm.Address)
 		if err != nil || a.Address != sm.Address {
-			return nil, twins.SeedErrorf(p("address"), "%q is not a plain email address", sm.Address)
+			return nil, twins.SeedErrorf(p(seed.addressKey()), "%q is not a plain email address", sm.Address)
 		}
 		if w.byAddress(sm.Address) != nil {
-			return nil, twins.SeedErrorf(p("address"), "mailbox %q is listed twice", sm.Address)
+			return nil, twins.SeedErrorf(p(seed.addressKey()), "mailbox %q is listed twice", sm.Address)
 		}
 		mb := &Mailbox{Address: sm.Address, DisplayName: noLineBreaks(sm.Name), HistoryID: 1000, Labels: newSystemLabels(), Messages: []*Message{}, Drafts: []*Draft{}, History: []*HistoryRecord{}}
+		pinned := map[string]bool{}
+		for j, sl := range sm.Labels {
+			if sl.id == "" {
+				continue
+			}
+			if !seedIDPattern.MatchString(sl.id) {
+				return nil, twins.SeedErrorf(p("labels", j, "id"), "label id %q must be 1 to 128 letters, digits, _ or -", sl.id)
+			}
+			if mb.label(sl.id) != nil || pinned[sl.id] {
+				return nil, twins.SeedErrorf(p("labels", j, "id"), "label id %q is already taken", sl.id)
+			}
+			pinned[sl.id] = true
+		}
 		for j, sl := range sm.Labels {
 			if err := validLabelName(sl.Name); err != nil {
 				return nil, twins.SeedErrorf(p("labels", j, "name"), "%s", err.(*twins.Error).Message)
@@ -139,53 +194,95 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 			if err := validVisibility(sl.MessageListVisibility, sl.LabelListVisibility); err != nil {
 				return nil, twins.SeedErrorf(p("labels", j), "%s", err.(*twins.Error).Message)
 			}
-			mb.NextLabel++
+			id := sl.id
+			for id == "" || (sl.id == "" && pinned[id]) {
+				id = mb.newLabelID()
+			}
 			mb.Labels = append(mb.Labels, &Label{
-				ID: fmt.Sprintf("Label_%d", mb.NextLabel), Name: sl.Name, Type: "user",
+				ID: id, Name: sl.Name, Type: "user",
 				MessageListVisibility: orDefault(sl.MessageListVisibility, "show"),
 				LabelListVisibility:   orDefault(sl.LabelListVisibility, "labelShow"), Color: sl.Color,
 			})
 		}
+		if err := seedFilters(mb, sm.Filters, p); err != nil {
+			return nil, err
+		}
+		if err := seedSettings(mb, sm.ForwardingAddresses, sm.SendAs, p); err != nil {
+			return nil, err
+		}
 		w.Mailboxes = append(w.Mailboxes, mb)
 	}
-	// Pass 2: explicit message ids first, so generated ids avoid them.
+	// Pass 2: explicit message ids first, so generated ids avoid them. Ours
+	// are Gmail's 16 hex digits, unique in the sandbox; the original's are
+	// any seed id (msg_support), unique in their mailbox.
 	explicit := map[string]string{}
+	taken := map[string]bool{}
 	for i, sm := range seed.Mailboxes {
+		pin := func(id, path string) error {
+			key := id
+			if seed.original {
+				key = strconv.Itoa(i) + "/" + id
+			}
+			if prev, dup := explicit[key]; dup {
+				return twins.SeedErrorf(path, "id %q is already used at %s", id, prev)
+			}
+			explicit[key] = path
+			taken[id] = true
+			return nil
+		}
 		for j, m := range sm.Messages {
 			if m.ID == "" {
 				continue
 			}
-			path := twins.Pointer("mailboxes", i, "messages", j, "id")
-			if !hexID.MatchString(m.ID) {
+			path := seed.pointer(i, "messages", j, "id")
+			switch {
+			case seed.original && !seedIDPattern.MatchString(m.ID):
+				return nil, twins.SeedErrorf(path, "message id %q must be 1 to 128 letters, digits, _ or -", m.ID)
+			case !seed.original && !hexID.MatchString(m.ID):
 				return nil, twins.SeedErrorf(path, "message id %q must be 16 lower-case hex digits, like Gmail's", m.ID)
 			}
-			if prev, dup := explicit[m.ID]; dup {
-				return nil, twins.SeedErrorf(path, "message id %q is already used at %s", m.ID, prev)
+			if err := pin(m.ID, path); err != nil {
+				return nil, err
 			}
-			explicit[m.ID] = path
+		}
+		for j, d := range sm.Drafts {
+			if d.id == "" {
+				continue
+			}
+			path := seed.pointer(i, "drafts", j, "id")
+			if !seedIDPattern.MatchString(d.id) || len(d.id) > 120 {
+				return nil, twins.SeedErrorf(path, "draft id %q must be 1 to 120 letters, digits, _ or -", d.id)
+			}
+			if err := pin(d.id+"_message", path); err != nil {
+				return nil, err
+			}
+			for k, o := range sm.Drafts[:j] {
+				if o.id == d.id {
+					return nil, twins.SeedErrorf(path, "draft id %q is already used at %s", d.id, seed.pointer(i, "drafts", k, "id"))
+				}
+			}
 		}
 	}
-	reserved := func(id string) bool { _, ok := explicit[id]; return ok }
+	mint := func() string {
+		id := w.newMessageID()
+		for taken[id] {
+			id = w.newMessageID()
+		}
+		return id
+	}
 	for i, sm := range seed.Mailboxes {
 		mb := w.Mailboxes[i]
 		threads := map[string]string{} // seed thread key → thread id
 		n := len(sm.Messages) + len(sm.Drafts)
 		for j, s := range sm.Messages {
-			p := func(segs ...any) string {
-				return twins.Pointer(append([]any{"mailboxes", i, "messages", j}, segs...)...)
-			}
+			p := func(segs ...any) string { return seed.pointer(i, append([]any{"messages", j}, segs...)...) }
 			id := s.ID
 			if id == "" {
-				for id = w.newMessageID(); reserved(id); id = w.newMessageID() {
-				}
+				id = mint()
 			}
-			date := t0.Add(-time.Duration(n-j) * time.Hour)
-			if s.Date != "" {
-				d, err := time.Parse(time.RFC3339, s.Date)
-				if err != nil {
-					return nil, twins.SeedErrorf(p("date"), "date must be RFC 3339: %v", err)
-				}
-				date = d.UTC().Truncate(time.Millisecond)
+			date, err := seedDate(s.Date, t0.Add(-time.Duration(n-j)*time.Hour), p("date"))
+			if err != nil {
+				return nil, err
 			}
 			labels, err := seedLabels(mb, s.Labels, func(k int) string { return p("labels", k) })
 			if err != nil {
@@ -194,7 +291,7 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 			m := &Message{ID: id, InternalDate: date.UnixMilli()}
 			var rawBytes []byte
 			if s.Raw != "" {
-				if s.From != "" || s.To != nil || s.Cc != nil || s.Bcc != nil || s.Subject != "" || s.Text != "" || s.HTML != "" || s.Attachments != nil {
+				if s.From != "" || s.To != nil || s.Cc != nil || s.Bcc != nil || s.Subject != "" || s.Text != "" || s.HTML != "" || s.Attachments != nil || s.headers.hasHeaders() {
 					return nil, twins.SeedErrorf(p("raw"), "a message is either raw or fields (from, to, subject, text, …), not both")
 				}
 				rawBytes = []byte(crlf(s.Raw))
@@ -213,15 +310,8 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 				if to == nil && !slices.Contains(labels, "SENT") {
 					to = []string{mb.Address}
 				}
-				for _, f := range []struct {
-					name string
-					list []string
-				}{{"to", to}, {"cc", s.Cc}, {"bcc", s.Bcc}} {
-					for k, a := range f.list {
-						if _, err := mail.ParseAddress(a); err != nil || strings.ContainsAny(a, "\r\n") {
-							return nil, twins.SeedErrorf(p(f.name, k), "%q is not an address", a)
-						}
-					}
+				if err := seedAddresses(to, s.Cc, s.Bcc, p); err != nil {
+					return nil, err
 				}
 				atts, err := seedAttachments(s.Attachments, func(k int, f string) string { return p("attachments", k, f) })
 				if err != nil {
@@ -237,55 +327,67 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 						c.References = strings.TrimSpace(strings.Join(prev.References, " ") + " " + prev.MessageIDHdr)
 					}
 				}
+				if err := s.headers.apply(&c, p); err != nil {
+					return nil, err
+				}
 				rawBytes = c.build()
 			}
 			if _, err := fillDerived(m, rawBytes); err != nil {
 				return nil, twins.SeedErrorf(p("raw"), "%s", twins.AsError(err).Message)
 			}
 			m.ThreadID = id
-			if s.Thread != "" {
+			switch {
+			case s.headers.threadID != "":
+				if !seedIDPattern.MatchString(s.headers.threadID) {
+					return nil, twins.SeedErrorf(p("threadId"), "thread id %q must be 1 to 128 letters, digits, _ or -", s.headers.threadID)
+				}
+				m.ThreadID = s.headers.threadID
+			case s.Thread != "":
 				if tid, ok := threads[s.Thread]; ok {
 					m.ThreadID = tid
 				} else {
 					threads[s.Thread] = id
 				}
+			case seed.original:
+				m.ThreadID = orDefault(mb.threadByHeaders(m), id)
 			}
 			m.LabelIDs = labels
 			m.HistoryID = mb.bump()
 			mb.Messages = append(mb.Messages, m)
 		}
 		for j, s := range sm.Drafts {
-			p := func(segs ...any) string {
-				return twins.Pointer(append([]any{"mailboxes", i, "drafts", j}, segs...)...)
+			p := func(segs ...any) string { return seed.pointer(i, append([]any{"drafts", j}, segs...)...) }
+			date, err := seedDate(s.Date, t0.Add(-time.Duration(len(sm.Drafts)-j)*time.Minute), p("date"))
+			if err != nil {
+				return nil, err
 			}
-			date := t0.Add(-time.Duration(len(sm.Drafts)-j) * time.Minute)
-			if s.Date != "" {
-				d, err := time.Parse(time.RFC3339, s.Date)
-				if err != nil {
-					return nil, twins.SeedErrorf(p("date"), "date must be RFC 3339: %v", err)
-				}
-				date = d.UTC().Truncate(time.Millisecond)
-			}
-			for _, f := range []struct {
-				name string
-				list []string
-			}{{"to", s.To}, {"cc", s.Cc}, {"bcc", s.Bcc}} {
-				for k, a := range f.list {
-					if _, err := mail.ParseAddress(a); err != nil || strings.ContainsAny(a, "\r\n") {
-						return nil, twins.SeedErrorf(p(f.name, k), "%q is not an address", a)
-					}
-				}
+			if err := seedAddresses(s.To, s.Cc, s.Bcc, p); err != nil {
+				return nil, err
 			}
 			atts, err := seedAttachments(s.Attachments, func(k int, f string) string { return p("attachments", k, f) })
 			if err != nil {
 				return nil, err
 			}
-			var id string
-			for id = w.newMessageID(); reserved(id); id = w.newMessageID() {
+			id := s.id + "_message"
+			if s.id == "" {
+				id = mint()
 			}
-			c := composed{From: ownFrom(mb), To: s.To, Cc: s.Cc, Bcc: s.Bcc, Subject: s.Subject, Text: s.Text, HTML: s.HTML, Date: date, Attachments: atts, Boundary: id}
+			from := ownFrom(mb)
+			if s.from != "" {
+				if _, err := mail.ParseAddress(s.from); err != nil {
+					return nil, twins.SeedErrorf(p("from"), "%q is not an address: %v", s.from, err)
+				}
+				from = s.from
+			}
+			c := composed{From: from, To: s.To, Cc: s.Cc, Bcc: s.Bcc, Subject: s.Subject, Text: s.Text, HTML: s.HTML, Date: date, Attachments: atts, Boundary: id}
 			threadID := id
-			if s.Thread != "" {
+			switch {
+			case s.headers.threadID != "":
+				if !seedIDPattern.MatchString(s.headers.threadID) {
+					return nil, twins.SeedErrorf(p("threadId"), "thread id %q must be 1 to 128 letters, digits, _ or -", s.headers.threadID)
+				}
+				threadID = s.headers.threadID
+			case s.Thread != "":
 				tid, ok := threads[s.Thread]
 				if !ok {
 					return nil, twins.SeedErrorf(p("thread"), "no message of this mailbox is in thread %q", s.Thread)
@@ -296,16 +398,88 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 					c.References = strings.TrimSpace(strings.Join(prev.References, " ") + " " + prev.MessageIDHdr)
 				}
 			}
+			if err := s.headers.apply(&c, p); err != nil {
+				return nil, err
+			}
 			m := &Message{ID: id, ThreadID: threadID, InternalDate: date.UnixMilli(), LabelIDs: []string{"DRAFT"}}
 			if _, err := fillDerived(m, c.build()); err != nil {
 				return nil, twins.SeedErrorf(p(), "%s", twins.AsError(err).Message)
 			}
 			m.HistoryID = mb.bump()
 			mb.Messages = append(mb.Messages, m)
-			mb.Drafts = append(mb.Drafts, &Draft{ID: w.newDraftID(), MessageID: id})
+			draftID := s.id
+			if draftID == "" {
+				draftID = w.newDraftID()
+			}
+			mb.Drafts = append(mb.Drafts, &Draft{ID: draftID, MessageID: id})
 		}
 	}
 	return w, nil
+}
+
+// seedIDPattern is what an original-format seed may pin as an id.
+var seedIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+func seedDate(s string, def time.Time, path string) (time.Time, error) {
+	if s == "" {
+		return def, nil
+	}
+	d, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, twins.SeedErrorf(path, "date must be RFC 3339: %v", err)
+	}
+	return d.UTC().Truncate(time.Millisecond), nil
+}
+
+func seedAddresses(to, cc, bcc []string, p func(segs ...any) string) error {
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"to", to}, {"cc", cc}, {"bcc", bcc}} {
+		for k, a := range f.list {
+			if _, err := mail.ParseAddress(a); err != nil || strings.ContainsAny(a, "\r\n") {
+				return twins.SeedErrorf(p(f.name, k), "%q is not an address", a)
+			}
+		}
+	}
+	return nil
+}
+
+func (h seedHeaders) hasHeaders() bool {
+	return h.messageID != "" || h.inReplyTo != "" || h.references != nil
+}
+
+// apply pins the Message-ID, In-Reply-To and References headers a seed
+// gives, in angle brackets as RFC 5322 writes them.
+func (h seedHeaders) apply(c *composed, p func(segs ...any) string) error {
+	angle := func(v string, key ...any) (string, error) {
+		v = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(v), "<"), ">")
+		if v == "" || strings.ContainsAny(v, "<> \t\r\n") {
+			return "", twins.SeedErrorf(p(key...), "%q is not a message id", v)
+		}
+		return "<" + v + ">", nil
+	}
+	var err error
+	if h.messageID != "" {
+		if c.MessageID, err = angle(h.messageID, "messageId"); err != nil {
+			return err
+		}
+	}
+	if h.inReplyTo != "" {
+		if c.InReplyTo, err = angle(h.inReplyTo, "inReplyTo"); err != nil {
+			return err
+		}
+	}
+	if h.references != nil {
+		refs := make([]string, len(h.references))
+		for k, r := range h.references {
+			if refs[k], err = angle(r, "references", k); err != nil {
+				return err
+			}
+		}
+		c.References = strings.Join(refs, " ")
+	}
+	return nil
 }
 
 func orDefault(s, d string) string {
@@ -386,7 +560,7 @@ func seedAttachments(in []SeedAttachment, path func(int, string) string) ([]atta
 				mt = "text/plain"
 			}
 		}
-		out = append(out, attachment{Filename: a.Filename, MimeType: mt, Data: data})
+		out = append(out, attachment{Filename: a.Filename, MimeType: mt, Data: data, Inline: a.inline, ContentID: a.contentID})
 	}
 	return out, nil
 }

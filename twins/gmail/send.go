@@ -112,10 +112,10 @@ func (w *World) prepareOutgoing(ctx context.Context, mb *Mailbox, raw []byte, id
 		return nil, nil, err
 	}
 	var set []header
-	if fromAddress(pm.root.header("From")) != strings.ToLower(mb.Address) {
+	if from := fromAddress(pm.root.header("From")); from != strings.ToLower(mb.Address) && !mb.sendsAs(from) {
 		set = append(set, header{"From", ownFrom(mb)})
 	}
-	t := now(ctx)
+	t := w.now(ctx)
 	if pm.root.header("Date") == "" {
 		set = append(set, header{"Date", t.Format(time.RFC1123Z)})
 	}
@@ -185,8 +185,12 @@ func (w *World) send(ctx context.Context, mb *Mailbox, raw []byte, threadID stri
 }
 
 // deliver puts a copy of m into each other sandbox mailbox it is addressed
-// to, threaded by that mailbox's own history.
+// to, threaded by that mailbox's own history, and runs that mailbox's
+// filters on it. In "sender-only" delivery mode nothing is delivered.
 func (w *World) deliver(ctx context.Context, from *Mailbox, m *Message, raw []byte) {
+	if w.DeliveryMode == "sender-only" {
+		return
+	}
 	var done []*Mailbox
 	stripped := rewriteHeaders(raw, []header{{Name: "Bcc"}})
 	for _, addr := range append(append(slices.Clone(m.To), m.Cc...), m.Bcc...) {
@@ -195,13 +199,14 @@ func (w *World) deliver(ctx context.Context, from *Mailbox, m *Message, raw []by
 			continue
 		}
 		done = append(done, rcpt)
-		c := &Message{ID: w.newMessageID(), InternalDate: now(ctx).UnixMilli()}
+		c := &Message{ID: w.newMessageID(), InternalDate: w.now(ctx).UnixMilli()}
 		if _, err := fillDerived(c, stripped); err != nil {
 			continue
 		}
 		c.ThreadID = orDefault(rcpt.threadByHeaders(c), c.ID)
 		c.LabelIDs = []string{"UNREAD", "CATEGORY_PERSONAL", "INBOX"}
 		rcpt.addMessage(c)
+		rcpt.applyFilters(c, w.now(ctx))
 	}
 }
 
@@ -209,7 +214,7 @@ func (w *World) deliver(ctx context.Context, from *Mailbox, m *Message, raw []by
 func (w *World) receive(ctx context.Context, mb *Mailbox, raw []byte, threadID string, labels []string, dateHeader bool) (*Message, error) {
 	saved := w.NextMessage
 	id := w.newMessageID()
-	m := &Message{ID: id, InternalDate: now(ctx).UnixMilli()}
+	m := &Message{ID: id, InternalDate: w.now(ctx).UnixMilli()}
 	pm, err := fillDerived(m, raw)
 	if err != nil {
 		w.NextMessage = saved

@@ -66,7 +66,7 @@ var searchThreads = twins.New(twins.Spec{
 	if size < 0 {
 		return ListThreadsResponse{}, gerr(twins.Invalid, "invalidArgument", "Invalid maxResults").WithField("maxResults")
 	}
-	found, err := mb.search(q, in.LabelIDs, in.IncludeSpamTrash || in.IncludeTrash, now(ctx))
+	found, err := mb.search(q, in.LabelIDs, in.IncludeSpamTrash || in.IncludeTrash, w.now(ctx))
 	if err != nil {
 		return ListThreadsResponse{}, err
 	}
@@ -105,14 +105,14 @@ type getThreadIn struct {
 }
 
 func (mb *Mailbox) lookupThread(id string) ([]*Message, error) {
+	ms := mb.thread(id)
+	if len(ms) > 0 {
+		return ms, nil
+	}
 	if !hexID.MatchString(id) {
 		return nil, gerr(twins.Invalid, "invalidArgument", "Invalid id value")
 	}
-	ms := mb.thread(id)
-	if len(ms) == 0 {
-		return nil, notFound()
-	}
-	return ms, nil
+	return nil, notFound()
 }
 
 func threadOut(ms []*Message, format string, headers []string) ThreadOut {
@@ -134,15 +134,7 @@ var getThread = twins.New(twins.Spec{
 	if err != nil {
 		return ThreadOut{}, err
 	}
-	format := in.Format
-	switch strings.ToUpper(in.MessageFormat) {
-	case "", "MESSAGE_FORMAT_UNSPECIFIED", "FULL_CONTENT":
-	case "MINIMAL":
-		format = orDefault(format, "metadata")
-	default:
-		return ThreadOut{}, gerr(twins.Invalid, "invalidArgument", "Invalid value at 'message_format', %q", in.MessageFormat).WithField("messageFormat")
-	}
-	format, err = checkFormat(format)
+	format, err := mcpFormat(in.Format, in.MessageFormat)
 	if err != nil {
 		return ThreadOut{}, err
 	}
@@ -267,3 +259,16 @@ var deleteThread = twins.New(twins.Spec{
 	}
 	return Empty{}, nil
 })
+
+// mcpFormat reads Google's MCP messageFormat (MINIMAL or FULL_CONTENT)
+// beside the REST format.
+func mcpFormat(format, messageFormat string) (string, error) {
+	switch strings.ToUpper(messageFormat) {
+	case "", "MESSAGE_FORMAT_UNSPECIFIED", "FULL_CONTENT":
+	case "MINIMAL":
+		format = orDefault(format, "metadata")
+	default:
+		return "", gerr(twins.Invalid, "invalidArgument", "Invalid value at 'message_format', %q", messageFormat).WithField("messageFormat")
+	}
+	return checkFormat(format)
+}

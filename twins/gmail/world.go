@@ -21,6 +21,15 @@ type World struct {
 	NextMessage int64 `json:"next_message"`
 	// NextDraft numbers draft ids across the sandbox.
 	NextDraft int64 `json:"next_draft"`
+	// ClockOffsetMS shifts the sandbox clock for this twin: a Gmail seed in
+	// the original Pome's format may fix its own clock.
+	ClockOffsetMS int64 `json:"clock_offset_ms,omitempty"`
+	// DeliveryMode is "seeded-mailboxes" (mail sent to another mailbox of
+	// the sandbox is delivered there; "" reads the same) or "sender-only"
+	// (it lands in SENT only, the original Pome's default).
+	DeliveryMode string `json:"delivery_mode,omitempty"`
+	// Faults are the seeded fault injections (fault.go).
+	Faults []*Fault `json:"faults,omitempty"`
 }
 
 // Mailbox is one user's mail: labels, messages (drafts are messages with
@@ -37,6 +46,11 @@ type Mailbox struct {
 	Messages  []*Message       `json:"messages"`
 	Drafts    []*Draft         `json:"drafts"`
 	History   []*HistoryRecord `json:"history"`
+	// Settings (settings.go); NextFilter numbers filter_1, filter_2, …
+	NextFilter          int                  `json:"next_filter,omitempty"`
+	Filters             []*Filter            `json:"filters,omitempty"`
+	ForwardingAddresses []*ForwardingAddress `json:"forwarding_addresses,omitempty"`
+	SendAs              []*SendAs            `json:"send_as,omitempty"`
 }
 
 // Label is a system or user label as stored; counts are computed on read.
@@ -357,7 +371,21 @@ func (mb *Mailbox) relabel(m *Message, add, remove []string) bool {
 	return true
 }
 
-// now is the sandbox clock in Gmail's millisecond resolution.
-func now(ctx context.Context) time.Time {
-	return twins.EnvFrom(ctx).Now().UTC().Truncate(time.Millisecond)
+// now is the sandbox clock in Gmail's millisecond resolution, shifted by
+// the seed's own clock when it has one.
+func (w *World) now(ctx context.Context) time.Time {
+	t := twins.EnvFrom(ctx).Now().UTC().Truncate(time.Millisecond)
+	return t.Add(time.Duration(w.ClockOffsetMS) * time.Millisecond)
+}
+
+// newLabelID mints the next Label_N that no label of the mailbox has (a
+// seed may pin ids of its own, Label_1 among them).
+func (mb *Mailbox) newLabelID() string {
+	for {
+		mb.NextLabel++
+		id := fmt.Sprintf("Label_%d", mb.NextLabel)
+		if mb.label(id) == nil {
+			return id
+		}
+	}
 }
