@@ -160,7 +160,7 @@ func TestSeedErrors(t *testing.T) {
 		{"message author unknown", `{"channels": [{"name": "x", "messages": [{"user": "zed", "text": "hi"}]}]}`, "/channels/0/messages/0/user"},
 		{"message without author", `{"channels": [{"name": "x", "messages": [{"text": "hi"}]}]}`, "/channels/0/messages/0/user"},
 		{"message without text", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": ""}]}]}`, "/channels/0/messages/0/text"},
-		{"bad ts", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "ts": "yesterday"}]}]}`, "/channels/0/messages/0/ts"},
+		{"bad ts", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "ts": "1700000000.1"}]}]}`, "/channels/0/messages/0/ts"},
 		{"duplicate ts", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "ts": "1700000000.000001"}, {"user": "pome-agent", "text": "b", "ts": "1700000000.000001"}]}]}`, "/channels/0/messages/1/ts"},
 		{"reply before parent", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "ts": "1700000000.000002", "replies": [{"user": "pome-agent", "text": "b", "ts": "1700000000.000001"}]}]}]}`, "/channels/0/messages/0/replies/0/ts"},
 		{"reaction by unknown user", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "reactions": [{"name": "wave", "users": ["zed"]}]}]}]}`, "/channels/0/messages/0/reactions/0/users/0"},

@@ -28,8 +28,10 @@ func New() *twins.Twin {
 		NewWorld:    newWorld,
 		DecodeWorld: decode,
 		CopyWorld:   twins.WorldCopier((*World).indexMessages),
-		RESTError:   restError,
-		TokenPrefix: "xoxb-",
+		// Seeds in the original Pome's format load too (seed_original.go).
+		SeedExampleOriginal: SeedExampleOriginal,
+		RESTError:           restError,
+		TokenPrefix:         "xoxb-",
 		// Slack SDKs may send the token as a "token" form or query field.
 		TokenInBody: true,
 		// Slack answers every method with and without the /api prefix.
