@@ -56,7 +56,21 @@
 //     messages list files by id or name.
 //
 // Ids not given are generated deterministically per sandbox, never colliding
-// with ids the seed spells out. Example:
+// with ids the seed spells out. Ids are Slack's shape with the underscore
+// the original Pome's seeds use (T_ACME, U_DANA, C_GENERAL).
+//
+// The original Pome's Slack seeds load unchanged (seed_original.go;
+// SeedExampleOriginal is a complete one): "_meta" is accepted, the legacy
+// wrapping {"slack": {"seed": …}} is taken off, channels may say
+// is_private instead of type, replies may be flat (thread_ts naming an
+// earlier message of the channel, by ts or by a label ts such as
+// "evan-report"), reactions may be {name, user}, users may carry a
+// profile object (title, phone, real_name, display_name, first_name,
+// last_name, email, status_text, status_emoji, status_expiration), emoji
+// may be a list [{name, url?, alias?}], and a user id may start with B.
+// The agent is the user named pome-agent, else the user with id
+// U_PRIMARY, as there. A key neither shape defines is still an error.
+// Example:
 //
 //	{
 //	  "team": {"name": "Acme", "domain": "acme"},
@@ -81,9 +95,15 @@
 //
 // # Checks
 //
-// Besides the tape checks every twin has: slack.message-contains,
-// slack.no-message-containing, slack.no-message-posted, slack.no-new-messages
-// (seed versus final: the seed's messages never count), slack.no-reaction-added
-// and slack.no-secret-newly-exposed (see secrets.go for what is
-// secret-shaped).
+// The original Pome's five, under its ids, sentences and parameter names
+// (checks_original.go): slack.message-contains, slack.no-message-containing
+// (in "any channel" or "any public channel"), slack.no-message-posted (the
+// channel holds no message at all, the seed's included),
+// slack.no-reaction-added (no such reaction in the channel, the seed's
+// included) and slack.no-secret-newly-exposed (in public channels). Ours
+// beside them: slack.no-channel-message-containing,
+// slack.no-new-messages and slack.no-new-messages-anywhere, slack.no-new-reactions
+// and slack.no-secret-newly-exposed-anywhere (seed versus final: the seed's
+// own messages, reactions and secrets never count; see secrets.go for what
+// is secret-shaped), and the tape checks every twin has.
 package slack
