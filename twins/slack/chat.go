@@ -323,10 +323,6 @@ func (w *World) newMessage(ctx context.Context, ch *Channel, c content) *Message
 		Type: "message", TS: w.nextTS(ctx, ch), User: w.AuthUser, Text: c.text, Team: w.Team.ID,
 		Blocks: c.blocks, Attachments: c.attachments,
 	}
-	for _, b := range w.Bots {
-		if b.UserID == w.AuthUser {
-			m.BotID = b.ID
-		}
-	}
+	w.signAsBot(m, w.AuthUser)
 	return m
 }

@@ -265,6 +265,9 @@ func (b *builder) run(s *Seed) error {
 		if seen[su.Name] {
 			return twins.SeedErrorf(p+"/name", "duplicate user name %q", su.Name)
 		}
+		if su.Name == "slackbot" || su.ID == SlackbotID {
+			return twins.SeedErrorf(p, "slackbot (%s) is Slack's own user, in every workspace; name another", SlackbotID)
+		}
 		seen[su.Name] = true
 		if su.ID != "" && (!strings.ContainsRune("UWB", rune(su.ID[0])) || !idRE.MatchString(su.ID)) {
 			return twins.SeedErrorf(p+"/id", "user id %q must look like U0123ABCD", su.ID)
@@ -311,6 +314,8 @@ func (b *builder) run(s *Seed) error {
 		bot.AppID = "A" + bot.ID[1:]
 		w.Bots = append(w.Bots, bot)
 	}
+	b.addAuthBot()
+	b.addSlackbot()
 
 	if err := b.emoji(s); err != nil {
 		return err
@@ -446,7 +451,7 @@ func (b *builder) addChannel(i int, sc *SeedChannel, names map[string]bool) erro
 			return twins.SeedErrorf(p+"/members", "a %s lists its members", typ)
 		}
 		for _, u := range w.Users {
-			if !u.Deleted {
+			if !u.Deleted && u.ID != SlackbotID {
 				members = append(members, u.ID)
 			}
 		}

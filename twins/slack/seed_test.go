@@ -21,7 +21,7 @@ func TestDefaultWorld(t *testing.T) {
 			t.Errorf("user id %s", u.ID)
 		}
 	}
-	if strings.Join(names, ",") != "pome-agent,alice,bob" {
+	if strings.Join(names, ",") != "pome-agent,alice,bob,slackbot" {
 		t.Errorf("users = %v", names)
 	}
 	me := w.me()
@@ -190,5 +190,14 @@ func TestSeedAddsAuthUser(t *testing.T) {
 	me := w.me()
 	if me == nil || me.Name != "pome-agent" || !me.IsAdmin {
 		t.Fatalf("auth user = %+v", me)
+	}
+}
+
+func TestSeedCannotRedefineSlackbot(t *testing.T) {
+	for _, seed := range []string{`{"users": [{"name": "slackbot"}]}`, `{"users": [{"id": "USLACKBOT", "name": "helper"}]}`} {
+		_, err := tw.NewWorld(twins.WithEnv(t.Context(), twinstest.Env("slack")), json.RawMessage(seed))
+		if se, ok := err.(*twins.SeedError); !ok || se.Path != "/users/0" {
+			t.Errorf("%s: %v", seed, err)
+		}
 	}
 }

@@ -131,7 +131,7 @@ func TestSDKListsAndReactions(t *testing.T) {
 		t.Fatalf("page 2 = %+v %q %v", chans, next, err)
 	}
 	users, err := api.GetUsers()
-	if err != nil || len(users) != 3 {
+	if err != nil || len(users) != 4 {
 		t.Fatalf("users.list = %+v %v", users, err)
 	}
 	var alice slack.User
