@@ -165,6 +165,9 @@ func parseContent(text string, blocks, attachments any) (content, error) {
 	if n := arrayLen(c.blocks); n > maxBlocks {
 		return c, twins.Errorf(twins.Invalid, "invalid_blocks", "a message holds at most %d blocks, got %d", maxBlocks, n).WithField("blocks")
 	}
+	if c.blocks, err = assignBlockIDs(c.blocks); err != nil {
+		return c, twins.Errorf(twins.Invalid, "invalid_blocks", "%v", err).WithField("blocks")
+	}
 	if c.attachments, err = jsonArray(attachments); err != nil {
 		return c, twins.Errorf(twins.Invalid, "invalid_attachments", "attachments must be a JSON array: %v", err).WithField("attachments")
 	}

@@ -714,7 +714,11 @@ func (b *builder) message(ch *Channel, sm *SeedMessage, p string, parent *Messag
 		if !isJSONArray(sm.Blocks) {
 			return nil, twins.SeedErrorf(p+"/blocks", "blocks must be an array")
 		}
-		m.Blocks = sm.Blocks
+		blocks, err := assignBlockIDs(sm.Blocks)
+		if err != nil {
+			return nil, twins.SeedErrorf(p+"/blocks", "%v", err)
+		}
+		m.Blocks = blocks
 	}
 	if len(sm.Attachments) > 0 {
 		if !isJSONArray(sm.Attachments) {
