@@ -10,8 +10,13 @@
 //
 // # Token
 //
-// The sandbox's xoxb- token acts as one user of the workspace, the seed's
-// auth_user ("pome-agent" by default). Like a Slack bot token it reads and
+// The sandbox's xoxb- token is a bot user of the workspace, the seed's
+// auth_user ("pome-agent" by default) with a bot of its own (identity.go):
+// auth.test names its bot_id and app_id, and what it posts carries bot_id,
+// app_id and bot_profile. search.messages, which Slack reserves to user
+// tokens, answers not_allowed_token_type over REST; over MCP, which acts as
+// the signed-in user, it searches. Every workspace also holds Slackbot
+// (USLACKBOT). Like a Slack bot token it reads and
 // posts only in conversations that user is a member of (not_in_channel
 // otherwise) and does not see private conversations it is not in
 // (channel_not_found): a private channel, a DM or a group DM it is not a
