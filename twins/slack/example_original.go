@@ -14,7 +14,9 @@ const SeedExampleOriginal = `{
   "users": [
     {"id": "U_PRIMARY", "name": "pome-agent", "real_name": "Pome Agent", "email": "pome-agent@lantern.test", "is_admin": true},
     {"id": "U_OSKAR", "name": "oskar", "real_name": "Oskar Lind", "email": "oskar@lantern.test", "tz": "Europe/London",
-     "profile": {"title": "Release Manager", "display_name": "oskar", "status_text": "shipping 4.2", "status_emoji": ":ship:"}},
+     "profile": {"title": "Release Manager", "phone": "+44 20 7946 0018", "real_name": "Oskar Lind", "display_name": "oskar",
+                 "first_name": "Oskar", "last_name": "Lind", "email": "oskar@lantern.test",
+                 "status_text": "shipping 4.2", "status_emoji": ":ship:", "status_expiration": 1764547200}},
     {"id": "U_PIA", "name": "pia", "real_name": "Pia Moreau"},
     {"id": "B_BUILDBOT", "name": "buildbot", "real_name": "Build Bot", "is_bot": true}
   ],

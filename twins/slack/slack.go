@@ -28,7 +28,9 @@ func New() *twins.Twin {
 		NewWorld:    newWorld,
 		DecodeWorld: decode,
 		CopyWorld:   twins.WorldCopier((*World).indexMessages),
-		// Seeds in the original Pome's format load too (seed_original.go).
+		// Seeds come in our format and in the original Pome's, which
+		// NewWorld loads alike (seed_original.go).
+		SeedExample:         SeedExample,
 		SeedExampleOriginal: SeedExampleOriginal,
 		RESTError:           restError,
 		TokenPrefix:         "xoxb-",
