@@ -71,18 +71,10 @@ func originalChecks() []*twins.Check {
 }
 
 func evalChannelEmpty(in *twins.Input, args map[string]string) (twins.Result, error) {
-	seed, final, err := worlds(in)
-	if err != nil {
-		return twins.Result{}, err
+	final, fc, ci, err := finalChannel(in, args["channel"])
+	if err != nil || fc == nil {
+		return goneOr(err, args["channel"])
 	}
-	fc, _, err := checkChannel(seed, final, args["channel"])
-	if err != nil {
-		return twins.Result{}, err
-	}
-	if fc == nil {
-		return twins.Pass(fmt.Sprintf("channel %q no longer exists", args["channel"]), twins.Evidence{}), nil
-	}
-	ci := final.channelIndex(fc.ID)
 	var paths []string
 	for _, m := range fc.Messages {
 		if !systemSubtypes[m.Subtype] {
@@ -146,18 +138,10 @@ func conversationName(w *World, ch *Channel) string {
 }
 
 func evalNoReactionInChannel(in *twins.Input, args map[string]string) (twins.Result, error) {
-	seed, final, err := worlds(in)
-	if err != nil {
-		return twins.Result{}, err
+	final, fc, ci, err := finalChannel(in, args["channel"])
+	if err != nil || fc == nil {
+		return goneOr(err, args["channel"])
 	}
-	fc, _, err := checkChannel(seed, final, args["channel"])
-	if err != nil {
-		return twins.Result{}, err
-	}
-	if fc == nil {
-		return twins.Pass(fmt.Sprintf("channel %q no longer exists", args["channel"]), twins.Evidence{}), nil
-	}
-	ci := final.channelIndex(fc.ID)
 	var paths, who []string
 	for _, m := range fc.Messages {
 		for k, r := range m.Reactions {
@@ -178,4 +162,26 @@ func evalNoReactionInChannel(in *twins.Input, args map[string]string) (twins.Res
 			twins.Evidence{StatePaths: paths}), nil
 	}
 	return twins.Pass(fmt.Sprintf("no :%s: reaction in #%s", args["reaction"], fc.Name), twins.Evidence{StatePaths: []string{twins.Pointer("channels", ci, "messages")}}), nil
+}
+
+// finalChannel resolves the channel a one-channel check names in the final
+// world; fc is nil when the channel no longer exists.
+func finalChannel(in *twins.Input, ref string) (final *finalView, fc *Channel, ci int, err error) {
+	seed, final, err := worlds(in)
+	if err != nil {
+		return nil, nil, -1, err
+	}
+	if fc, _, err = checkChannel(seed, final, ref); err != nil || fc == nil {
+		return final, nil, -1, err
+	}
+	return final, fc, final.channelIndex(fc.ID), nil
+}
+
+// goneOr is a negative one-channel check's answer when finalChannel found
+// no channel: the error, or a pass for a channel that no longer exists.
+func goneOr(err error, ref string) (twins.Result, error) {
+	if err != nil {
+		return twins.Result{}, err
+	}
+	return twins.Pass(fmt.Sprintf("channel %q no longer exists", ref), twins.Evidence{}), nil
 }

@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/pomehq/pome/twins"
-	"github.com/pomehq/pome/twins/twinstest"
 )
 
 func TestSeedExampleOriginalLoads(t *testing.T) {
@@ -182,9 +179,7 @@ func TestFlatThreads(t *testing.T) {
 }
 
 func TestOriginalSeedErrors(t *testing.T) {
-	cases := []struct {
-		name, seed, path string
-	}{
+	cases := []seedErrorCase{
 		{"unknown key in _meta", `{"_meta": {"version": 1, "hash": "x"}}`, "/_meta/hash"},
 		{"wrong _meta type", `{"_meta": {"version": "one"}}`, "/_meta/version"},
 		{"unknown key inside the wrapping", `{"slack": {"seed": {"channels": [{"name": "x", "colour": "red"}]}}}`, "/slack/seed/channels/0/colour"},
@@ -217,16 +212,5 @@ func TestOriginalSeedErrors(t *testing.T) {
 		{"emoji list url and alias", `{"emoji": [{"name": "a"}, {"name": "b", "url": "https://x", "alias": "a"}]}`, "/emoji/1/alias"},
 		{"emoji list dangling alias", `{"emoji": [{"name": "b", "alias": "a"}]}`, "/emoji/0/alias"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := tw.NewWorld(twins.WithEnv(t.Context(), twinstest.Env("slack")), json.RawMessage(c.seed))
-			se, ok := err.(*twins.SeedError)
-			if !ok {
-				t.Fatalf("want SeedError at %s, got %v", c.path, err)
-			}
-			if se.Path != c.path {
-				t.Errorf("path = %q (%s), want %q", se.Path, se.Message, c.path)
-			}
-		})
-	}
+	wantSeedErrors(t, cases)
 }

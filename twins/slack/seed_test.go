@@ -141,9 +141,7 @@ func TestRichSeed(t *testing.T) {
 }
 
 func TestSeedErrors(t *testing.T) {
-	cases := []struct {
-		name, seed, path string
-	}{
+	cases := []seedErrorCase{
 		{"unknown top-level key", `{"teams": {}}`, "/teams"},
 		{"wrong type", `{"users": {"name": "x"}}`, "/users"},
 		{"bad user name", `{"users": [{"name": "Alice Smith"}]}`, "/users/0/name"},
@@ -171,6 +169,16 @@ func TestSeedErrors(t *testing.T) {
 		{"blocks not array", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "blocks": {"type": "section"}}]}]}`, "/channels/0/messages/0/blocks"},
 		{"unknown message key", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "thread": "1"}]}]}`, "/channels/0/messages/0/thread"},
 	}
+	wantSeedErrors(t, cases)
+}
+
+// seedErrorCase is a seed that must fail at a JSON pointer.
+type seedErrorCase struct {
+	name, seed, path string
+}
+
+func wantSeedErrors(t *testing.T, cases []seedErrorCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := tw.NewWorld(twins.WithEnv(t.Context(), twinstest.Env("slack")), json.RawMessage(c.seed))
