@@ -134,8 +134,15 @@ func unwrapSeed(raw json.RawMessage) (json.RawMessage, string, error) {
 			}
 			continue
 		}
-		for k := range obj {
-			if k != key {
+		for k, v := range obj {
+			switch {
+			case k == key:
+			case k == "_meta":
+				// The seed compiler's stamp may sit on the wrapping.
+				if err := checkMeta(v, prefix+"/_meta"); err != nil {
+					return nil, "", err
+				}
+			default:
 				return nil, "", twins.SeedErrorf(prefix+twins.Pointer(k), "unknown key %q beside the %q wrapping", k, key)
 			}
 		}
@@ -143,6 +150,20 @@ func unwrapSeed(raw json.RawMessage) (json.RawMessage, string, error) {
 		raw = inner
 	}
 	return raw, prefix, nil
+}
+
+// checkMeta checks a _meta object found outside the seed proper.
+func checkMeta(raw json.RawMessage, path string) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return twins.SeedErrorf(path, "invalid JSON: %v", err)
+	}
+	if err := walkShape(v, reflect.TypeFor[SeedMeta](), path); err != nil {
+		return err
+	}
+	return nil
 }
 
 // underPrefix moves a seed error's path below the wrapping it was read

@@ -78,7 +78,9 @@ func TestOriginalSeedKeys(t *testing.T) {
 	t.Run("_meta and legacy wrapping", func(t *testing.T) {
 		inner := `{"_meta": {"version": 1, "source_hash": "sha256:x", "model": "m", "compiled_at": "2026-01-01T00:00:00Z"},
 		  "team": {"id": "T_WRAP"}, "channels": [{"name": "ops"}]}`
-		for _, seed := range []string{inner, `{"slack": {"seed": ` + inner + `}}`, `{"seed": ` + inner + `}`} {
+		meta := `"_meta": {"version": 1, "source_hash": "sha256:y", "model": "m", "compiled_at": "2026-01-02T00:00:00Z"}`
+		for _, seed := range []string{inner, `{"slack": {"seed": ` + inner + `}}`, `{"seed": ` + inner + `}`,
+			`{` + meta + `, "slack": {"seed": ` + inner + `}}`, `{"slack": {` + meta + `, "seed": ` + inner + `}}`} {
 			w := world(t, seed)
 			if w.Team.ID != "T_WRAP" || w.channelRef("ops") == nil {
 				t.Errorf("%s: team %+v", seed, w.Team)
@@ -188,6 +190,8 @@ func TestOriginalSeedErrors(t *testing.T) {
 		{"beside seed in the wrapping", `{"slack": {"seed": {}, "version": 2}}`, "/slack/version"},
 		{"wrapping without seed", `{"slack": {"channels": []}}`, "/slack"},
 		{"task envelope leftover", `{"seed": {"teams": {}}}`, "/seed/teams"},
+		{"bad _meta beside the wrapping", `{"_meta": {"version": 1, "author": "x"}, "slack": {"seed": {}}}`, "/_meta/author"},
+		{"bad _meta inside the wrapping", `{"slack": {"_meta": {"version": "1"}, "seed": {}}}`, "/slack/_meta/version"},
 		{"is_private not a bool", `{"channels": [{"name": "x", "is_private": 1}]}`, "/channels/0/is_private"},
 		{"is_private against type", `{"channels": [{"name": "x", "is_private": true, "type": "public_channel"}]}`, "/channels/0/is_private"},
 		{"is_private on a DM", `{"users": [{"name": "a"}], "channels": [{"type": "im", "is_private": false, "members": ["a", "pome-agent"]}]}`, "/channels/0/is_private"},
