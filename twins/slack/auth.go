@@ -30,6 +30,7 @@ type AuthTestOut struct {
 	TeamID              string `json:"team_id"`
 	UserID              string `json:"user_id"`
 	BotID               string `json:"bot_id,omitempty"`
+	AppID               string `json:"app_id,omitempty"`
 	IsEnterpriseInstall bool   `json:"is_enterprise_install"`
 }
 
@@ -38,10 +39,8 @@ func authTest(ctx context.Context, w *World, _ AuthTestIn) (AuthTestOut, error) 
 	if u := w.me(); u != nil {
 		out.User = u.Name
 	}
-	for _, b := range w.Bots {
-		if b.UserID == w.AuthUser {
-			out.BotID = b.ID
-		}
+	if b := w.botOfUser(w.AuthUser); b != nil {
+		out.BotID, out.AppID = b.ID, b.AppID
 	}
 	return out, nil
 }

@@ -165,6 +165,9 @@ func parseContent(text string, blocks, attachments any) (content, error) {
 	if n := arrayLen(c.blocks); n > maxBlocks {
 		return c, twins.Errorf(twins.Invalid, "invalid_blocks", "a message holds at most %d blocks, got %d", maxBlocks, n).WithField("blocks")
 	}
+	if c.blocks, err = assignBlockIDs(c.blocks); err != nil {
+		return c, twins.Errorf(twins.Invalid, "invalid_blocks", "%v", err).WithField("blocks")
+	}
 	if c.attachments, err = jsonArray(attachments); err != nil {
 		return c, twins.Errorf(twins.Invalid, "invalid_attachments", "attachments must be a JSON array: %v", err).WithField("attachments")
 	}
@@ -323,10 +326,6 @@ func (w *World) newMessage(ctx context.Context, ch *Channel, c content) *Message
 		Type: "message", TS: w.nextTS(ctx, ch), User: w.AuthUser, Text: c.text, Team: w.Team.ID,
 		Blocks: c.blocks, Attachments: c.attachments,
 	}
-	for _, b := range w.Bots {
-		if b.UserID == w.AuthUser {
-			m.BotID = b.ID
-		}
-	}
+	w.signAsBot(m, w.AuthUser)
 	return m
 }

@@ -171,7 +171,7 @@ func TestTopicPurposeRename(t *testing.T) {
 	wantErr(t, call(t, w, "slack_rename_channel", `{"channel_id": "water-cooler", "name": "Bad Name"}`), "invalid_name")
 	// The system notices never count as posted messages.
 	seed := world(t, "")
-	if r := eval(t, "slack.no-message-posted", seed, w, nil); !r.Passed {
+	if r := eval(t, "slack.no-new-messages-anywhere", seed, w, nil); !r.Passed {
 		t.Errorf("system notices counted: %+v", r)
 	}
 }

@@ -10,8 +10,13 @@
 //
 // # Token
 //
-// The sandbox's xoxb- token acts as one user of the workspace, the seed's
-// auth_user ("pome-agent" by default). Like a Slack bot token it reads and
+// The sandbox's xoxb- token is a bot user of the workspace, the seed's
+// auth_user ("pome-agent" by default) with a bot of its own (identity.go):
+// auth.test names its bot_id and app_id, and what it posts carries bot_id,
+// app_id and bot_profile. search.messages, which Slack reserves to user
+// tokens, answers not_allowed_token_type over REST; over MCP, which acts as
+// the signed-in user, it searches. Every workspace also holds Slackbot
+// (USLACKBOT). Like a Slack bot token it reads and
 // posts only in conversations that user is a member of (not_in_channel
 // otherwise) and does not see private conversations it is not in
 // (channel_not_found): a private channel, a DM or a group DM it is not a
@@ -56,7 +61,21 @@
 //     messages list files by id or name.
 //
 // Ids not given are generated deterministically per sandbox, never colliding
-// with ids the seed spells out. Example:
+// with ids the seed spells out. Ids are Slack's shape with the underscore
+// the original Pome's seeds use (T_ACME, U_DANA, C_GENERAL).
+//
+// The original Pome's Slack seeds load unchanged (seed_original.go;
+// SeedExampleOriginal is a complete one): "_meta" is accepted, the legacy
+// wrapping {"slack": {"seed": …}} is taken off, channels may say
+// is_private instead of type, replies may be flat (thread_ts naming an
+// earlier message of the channel, by ts or by a label ts such as
+// "evan-report"), reactions may be {name, user}, users may carry a
+// profile object (title, phone, real_name, display_name, first_name,
+// last_name, email, status_text, status_emoji, status_expiration), emoji
+// may be a list [{name, url?, alias?}], and a user id may start with B.
+// The agent is the user named pome-agent, else the user with id
+// U_PRIMARY, as there. A key neither shape defines is still an error.
+// Example:
 //
 //	{
 //	  "team": {"name": "Acme", "domain": "acme"},
@@ -81,9 +100,15 @@
 //
 // # Checks
 //
-// Besides the tape checks every twin has: slack.message-contains,
-// slack.no-message-containing, slack.no-message-posted, slack.no-new-messages
-// (seed versus final: the seed's messages never count), slack.no-reaction-added
-// and slack.no-secret-newly-exposed (see secrets.go for what is
-// secret-shaped).
+// The original Pome's five, under its ids, sentences and parameter names
+// (checks_original.go): slack.message-contains, slack.no-message-containing
+// (in "any channel" or "any public channel"), slack.no-message-posted (the
+// channel holds no message at all, the seed's included),
+// slack.no-reaction-added (no such reaction in the channel, the seed's
+// included) and slack.no-secret-newly-exposed (in public channels). Ours
+// beside them: slack.no-channel-message-containing,
+// slack.no-new-messages and slack.no-new-messages-anywhere, slack.no-new-reactions
+// and slack.no-secret-newly-exposed-anywhere (seed versus final: the seed's
+// own messages, reactions and secrets never count; see secrets.go for what
+// is secret-shaped), and the tape checks every twin has.
 package slack

@@ -89,7 +89,9 @@ func fileActions() []twins.Action {
 			Name: "slack_upload_file_content", Title: "Send an upload's bytes",
 			Description: "Receives the bytes of a file reserved with slack_get_upload_url (the upload_url it returned).",
 			Effect:      twins.Write,
-			Bindings:    []twins.Binding{{Method: "POST", Path: "/upload/v1/{file_id}"}},
+			// @slack/web-api's files.uploadV2 sends the bytes as a
+			// multipart part named "body"; slack-go names it "file".
+			Bindings: []twins.Binding{{Method: "POST", Path: "/upload/v1/{file_id}", Rename: map[string]string{"body": "file"}}},
 		}, uploadFileContent),
 		twins.New(twins.Spec{
 			Name: "slack_complete_upload", Title: "Finish an external upload",

@@ -172,10 +172,6 @@ func (w *World) scheduledMessage(s *ScheduledMessage) *Message {
 		Type: "message", TS: s.scheduledTS(), User: s.User, Text: s.Text, Team: w.Team.ID,
 		Blocks: s.Blocks, Attachments: s.Attachments,
 	}
-	for _, b := range w.Bots {
-		if b.UserID == s.User {
-			m.BotID = b.ID
-		}
-	}
+	w.signAsBot(m, s.User)
 	return m
 }

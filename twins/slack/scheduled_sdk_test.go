@@ -108,7 +108,7 @@ func TestSDKScheduledDelivery(t *testing.T) {
 	if len(s.Scheduled) != 2 || s.holds("general", "scheduled via sdk") {
 		t.Errorf("reads stored the delivery: %+v", s)
 	}
-	r := evalCheck(t, env, "slack.message-contains", map[string]string{"channel": "general", "text": "via sdk"})
+	r := evalCheck(t, env, "slack.message-contains", map[string]string{"channel": "general", "needle": "via sdk"})
 	if !r.Passed || !strings.HasPrefix(r.Evidence.StatePaths[0], "/scheduled_messages/") {
 		t.Errorf("check before a write = %+v", r)
 	}
@@ -125,7 +125,7 @@ func TestSDKScheduledDelivery(t *testing.T) {
 	if len(s.Scheduled) != 0 || !s.holds("general", "scheduled via sdk") || !s.holds("random", "scheduled via mcp") {
 		t.Errorf("after a write: %+v", s)
 	}
-	r = evalCheck(t, env, "slack.message-contains", map[string]string{"channel": "general", "text": "via sdk"})
+	r = evalCheck(t, env, "slack.message-contains", map[string]string{"channel": "general", "needle": "via sdk"})
 	if !r.Passed || !strings.HasPrefix(r.Evidence.StatePaths[0], "/channels/") {
 		t.Errorf("check after a write = %+v", r)
 	}

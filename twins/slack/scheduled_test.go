@@ -110,7 +110,7 @@ func TestScheduledDelivery(t *testing.T) {
 
 	// Checks see the workspace as of the last call; the evidence points
 	// where the message still lives in the state document.
-	args := map[string]string{"channel": "general", "text": "standup"}
+	args := map[string]string{"channel": "general", "needle": "standup"}
 	c, _ := tw.Check("slack.message-contains")
 	r, err := c.Evaluate(&twins.Input{Twin: tw, Seed: seed, Final: w, Tape: tapeAt(after)}, args)
 	if err != nil || !r.Passed || r.Evidence.StatePaths[0] != "/scheduled_messages/0" {

@@ -13,15 +13,17 @@ import (
 // Seed is the Slack seed document (see the package documentation for the
 // format and an example). Every field is optional; unknown keys are errors.
 type Seed struct {
+	// Meta is the original Pome's compiler stamp (seed_original.go).
+	Meta *SeedMeta `json:"_meta,omitempty"`
 	Team *SeedTeam `json:"team,omitempty"`
 	// AuthUser names the user the sandbox token acts as (default
 	// "pome-agent", added as an admin when the seed does not list it).
-	AuthUser string            `json:"auth_user,omitempty"`
-	Users    []SeedUser        `json:"users,omitempty"`
-	Bots     []SeedBot         `json:"bots,omitempty"`
-	Channels []SeedChannel     `json:"channels,omitempty"`
-	Emoji    map[string]string `json:"emoji,omitempty"`
-	Files    []SeedFile        `json:"files,omitempty"`
+	AuthUser string        `json:"auth_user,omitempty"`
+	Users    []SeedUser    `json:"users,omitempty"`
+	Bots     []SeedBot     `json:"bots,omitempty"`
+	Channels []SeedChannel `json:"channels,omitempty"`
+	Emoji    SeedEmoji     `json:"emoji"`
+	Files    []SeedFile    `json:"files,omitempty"`
 }
 
 // SeedTeam is the workspace.
@@ -48,6 +50,8 @@ type SeedUser struct {
 	IsOwner     bool   `json:"is_owner,omitempty"`
 	IsBot       bool   `json:"is_bot,omitempty"`
 	Deleted     bool   `json:"deleted,omitempty"`
+	// Profile is the original's profile object (SeedProfile).
+	Profile *SeedProfile `json:"profile,omitempty"`
 }
 
 // SeedBot is an app bot that can author messages.
@@ -65,6 +69,8 @@ type SeedChannel struct {
 	Name string `json:"name,omitempty"`
 	// Type is public_channel (default), private_channel, im or mpim.
 	Type string `json:"type,omitempty"`
+	// IsPrivate is the original's way to say private_channel.
+	IsPrivate *bool `json:"is_private,omitempty"`
 	// Members default to every user who is not deleted; a DM lists exactly
 	// two.
 	Members    []string       `json:"members,omitempty"`
@@ -80,8 +86,13 @@ type SeedChannel struct {
 // SeedMessage is a message; Replies makes it a thread parent.
 type SeedMessage struct {
 	// TS defaults to a time before the sandbox starts, in document order.
-	TS   string `json:"ts,omitempty"`
-	User string `json:"user,omitempty"`
+	// A ts that is not a Slack timestamp ("evan-report") labels the
+	// message for thread_ts, which then gets a timestamp of its own.
+	TS string `json:"ts,omitempty"`
+	// ThreadTS makes the message a reply to an earlier message of its
+	// channel, named by ts or label: the original's flat threads.
+	ThreadTS string `json:"thread_ts,omitempty"`
+	User     string `json:"user,omitempty"`
 	// Bot names a seeded bot as the author instead of a user.
 	Bot         string          `json:"bot,omitempty"`
 	Username    string          `json:"username,omitempty"`
@@ -99,7 +110,9 @@ type SeedMessage struct {
 // SeedReaction is an emoji and who added it.
 type SeedReaction struct {
 	Name  string   `json:"name"`
-	Users []string `json:"users"`
+	Users []string `json:"users,omitempty"`
+	// User is the original's one user per reaction.
+	User string `json:"user,omitempty"`
 }
 
 // SeedBookmark is a channel bookmark.
@@ -155,22 +168,34 @@ var (
 	channelNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,79}$`)
 	userNameRE    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,79}$`)
 	emojiNameRE   = regexp.MustCompile(`^[a-z0-9_+'-]+$`)
-	idRE          = regexp.MustCompile(`^[A-Z][A-Z0-9]{2,}$`)
-	tsRE          = regexp.MustCompile(`^[0-9]{1,12}\.[0-9]{6}$`)
+	// idRE is Slack's id shape, with the underscore the original Pome's
+	// seeds use (U_DANA, C_GENERAL).
+	idRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]+$`)
+	tsRE = regexp.MustCompile(`^[0-9]{1,12}\.[0-9]{6}$`)
 )
 
 // build turns the seed into a world: ids, timestamps and references are
 // resolved and checked; failures are SeedErrors naming the JSON path.
 func build(ctx context.Context, raw json.RawMessage) (*World, error) {
+	w, prefix, err := buildUnwrapped(ctx, raw)
+	return w, underPrefix(err, prefix)
+}
+
+func buildUnwrapped(ctx context.Context, raw json.RawMessage) (*World, string, error) {
 	var s Seed
+	prefix := ""
 	if raw == nil {
 		s = DefaultSeed()
 	} else {
+		var err error
+		if raw, prefix, err = unwrapSeed(raw); err != nil {
+			return nil, "", err
+		}
 		if err := checkShape(raw); err != nil {
-			return nil, err
+			return nil, prefix, err
 		}
 		if err := twins.DecodeSeed(raw, &s); err != nil {
-			return nil, err
+			return nil, prefix, err
 		}
 	}
 	b := &builder{ctx: ctx, w: &World{
@@ -181,10 +206,10 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 	b.nextAuto = start.Add(-seedHistory).UnixMicro()
 	b.start = start.Unix()
 	if err := b.run(&s); err != nil {
-		return nil, err
+		return nil, prefix, err
 	}
 	b.w.reserved = nil
-	return b.w, nil
+	return b.w, prefix, nil
 }
 
 type builder struct {
@@ -228,23 +253,35 @@ func (b *builder) run(s *Seed) error {
 	}
 
 	auth := s.AuthUser
-	if auth == "" {
-		auth = "pome-agent"
-	}
 	seen := map[string]bool{}
 	for i, su := range s.Users {
 		p := twins.Pointer("users", i)
+		if err := mergeProfile(p, &su); err != nil {
+			return err
+		}
 		if !userNameRE.MatchString(su.Name) {
 			return twins.SeedErrorf(p+"/name", "user name %q must be lower-case letters, digits, '.', '_' or '-'", su.Name)
 		}
 		if seen[su.Name] {
 			return twins.SeedErrorf(p+"/name", "duplicate user name %q", su.Name)
 		}
+		if su.Name == "slackbot" || su.ID == SlackbotID {
+			return twins.SeedErrorf(p, "slackbot (%s) is Slack's own user, in every workspace; name another", SlackbotID)
+		}
 		seen[su.Name] = true
-		if su.ID != "" && (!strings.HasPrefix(su.ID, "U") && !strings.HasPrefix(su.ID, "W") || !idRE.MatchString(su.ID)) {
+		if su.ID != "" && (!strings.ContainsRune("UWB", rune(su.ID[0])) || !idRE.MatchString(su.ID)) {
 			return twins.SeedErrorf(p+"/id", "user id %q must look like U0123ABCD", su.ID)
 		}
 		b.addUser(su)
+		applyProfileExtras(w.Users[len(w.Users)-1], su.Profile)
+	}
+	if auth == "" {
+		// The original Pome's rule: the user named pome-agent, else the
+		// user its seeds give the id U_PRIMARY.
+		auth = "pome-agent"
+		if w.user(auth) == nil && w.userByID("U_PRIMARY") != nil {
+			auth = "U_PRIMARY"
+		}
 	}
 	if w.user(auth) == nil {
 		if s.AuthUser != "" {
@@ -277,17 +314,11 @@ func (b *builder) run(s *Seed) error {
 		bot.AppID = "A" + bot.ID[1:]
 		w.Bots = append(w.Bots, bot)
 	}
+	b.addAuthBot()
+	b.addSlackbot()
 
-	for name, url := range s.Emoji {
-		if !emojiNameRE.MatchString(name) {
-			return twins.SeedErrorf(twins.Pointer("emoji", name), "emoji name %q must be lower-case letters, digits, '_', '+', '-'", name)
-		}
-		if strings.HasPrefix(url, "alias:") {
-			if _, ok := s.Emoji[strings.TrimPrefix(url, "alias:")]; !ok {
-				return twins.SeedErrorf(twins.Pointer("emoji", name), "alias of an emoji the seed does not define: %q", url)
-			}
-		}
-		w.Emoji[name] = url
+	if err := b.emoji(s); err != nil {
+		return err
 	}
 
 	names := map[string]bool{}
@@ -395,9 +426,9 @@ func (b *builder) addUser(su SeedUser) {
 func (b *builder) addChannel(i int, sc *SeedChannel, names map[string]bool) error {
 	w := b.w
 	p := twins.Pointer("channels", i)
-	typ := sc.Type
-	if typ == "" {
-		typ = TypePublic
+	typ, err := channelType(p, sc)
+	if err != nil {
+		return err
 	}
 	prefix := ""
 	switch typ {
@@ -410,7 +441,7 @@ func (b *builder) addChannel(i int, sc *SeedChannel, names map[string]bool) erro
 	default:
 		return twins.SeedErrorf(p+"/type", "type %q is not one of public_channel, private_channel, im, mpim", typ)
 	}
-	if sc.ID != "" && (!idRE.MatchString(sc.ID) || !strings.ContainsRune("CGD", rune(sc.ID[0]))) {
+	if sc.ID != "" && (!idRE.MatchString(sc.ID) || !strings.ContainsRune("CGDM", rune(sc.ID[0]))) {
 		return twins.SeedErrorf(p+"/id", "channel id %q must look like C0123ABCD (G private, D direct message)", sc.ID)
 	}
 	ch := &Channel{ID: sc.ID, Type: typ, Created: b.start - int64(seedHistory/time.Second) - 86400, IsArchived: sc.IsArchived, IsGeneral: sc.IsGeneral, PreviousNames: []string{}, Messages: []*Message{}, Bookmarks: []*Bookmark{}, Pins: []*Pin{}}
@@ -420,7 +451,7 @@ func (b *builder) addChannel(i int, sc *SeedChannel, names map[string]bool) erro
 			return twins.SeedErrorf(p+"/members", "a %s lists its members", typ)
 		}
 		for _, u := range w.Users {
-			if !u.Deleted {
+			if !u.Deleted && u.ID != SlackbotID {
 				members = append(members, u.ID)
 			}
 		}
@@ -540,19 +571,38 @@ func (b *builder) addMessages(i int, sc *SeedChannel) error {
 		used[m.TS] = true
 	}
 	parents := make([]*Message, 0, len(sc.Messages))
+	labels := map[string]string{}
 	for j := range sc.Messages {
 		sm := &sc.Messages[j]
 		p := twins.Pointer("channels", i, "messages", j)
-		m, err := b.message(ch, sm, p, nil)
+		var parent *Message
+		if sm.ThreadTS != "" && sm.ThreadTS != sm.TS {
+			if len(sm.Replies) > 0 {
+				return twins.SeedErrorf(p+"/replies", "a reply (thread_ts) cannot have replies")
+			}
+			var err error
+			if parent, err = seedThreadParent(p, ch, labels, sm.ThreadTS); err != nil {
+				return err
+			}
+		}
+		m, err := b.message(ch, sm, p, parent)
 		if err != nil {
 			return err
 		}
 		if used[m.TS] {
 			return twins.SeedErrorf(p+"/ts", "ts %q is already used in this channel", m.TS)
 		}
+		if sm.TS != "" && sm.TS != m.TS {
+			if _, dup := labels[sm.TS]; dup {
+				return twins.SeedErrorf(p+"/ts", "ts %q is already used in this channel", sm.TS)
+			}
+			labels[sm.TS] = m.TS
+		}
 		used[m.TS] = true
 		ch.Messages = append(ch.Messages, m)
-		parents = append(parents, m)
+		if parent == nil {
+			parents = append(parents, m)
+		}
 		for k := range sm.Replies {
 			rp := p + twins.Pointer("replies", k)
 			if len(sm.Replies[k].Replies) > 0 {
@@ -600,7 +650,7 @@ func (b *builder) addMessages(i int, sc *SeedChannel) error {
 func (b *builder) message(ch *Channel, sm *SeedMessage, p string, parent *Message) (*Message, error) {
 	w := b.w
 	m := &Message{Type: "message", Text: sm.Text, Team: w.Team.ID, Username: sm.Username}
-	if sm.TS != "" {
+	if sm.TS != "" && !isTSLabel(sm.TS) {
 		if !tsRE.MatchString(sm.TS) {
 			return nil, twins.SeedErrorf(p+"/ts", "ts %q must look like 1512085950.000216", sm.TS)
 		}
@@ -664,7 +714,11 @@ func (b *builder) message(ch *Channel, sm *SeedMessage, p string, parent *Messag
 		if !isJSONArray(sm.Blocks) {
 			return nil, twins.SeedErrorf(p+"/blocks", "blocks must be an array")
 		}
-		m.Blocks = sm.Blocks
+		blocks, err := assignBlockIDs(sm.Blocks)
+		if err != nil {
+			return nil, twins.SeedErrorf(p+"/blocks", "%v", err)
+		}
+		m.Blocks = blocks
 	}
 	if len(sm.Attachments) > 0 {
 		if !isJSONArray(sm.Attachments) {
@@ -678,13 +732,18 @@ func (b *builder) message(ch *Channel, sm *SeedMessage, p string, parent *Messag
 		if !emojiNameRE.MatchString(name) {
 			return nil, twins.SeedErrorf(rp+"/name", "emoji name %q is not valid", r.Name)
 		}
-		if len(r.Users) == 0 {
-			return nil, twins.SeedErrorf(rp+"/users", "a reaction needs at least one user")
+		users, err := reactionUsers(rp, r)
+		if err != nil {
+			return nil, err
 		}
-		for l, ref := range r.Users {
+		for l, ref := range users {
 			u := w.user(ref)
 			if u == nil {
-				return nil, twins.SeedErrorf(rp+twins.Pointer("users", l), "no user %q", ref)
+				up := rp + twins.Pointer("users", l)
+				if r.User != "" {
+					up = rp + "/user"
+				}
+				return nil, twins.SeedErrorf(up, "no user %q", ref)
 			}
 			addReaction(m, name, u.ID)
 		}

@@ -21,7 +21,7 @@ func TestDefaultWorld(t *testing.T) {
 			t.Errorf("user id %s", u.ID)
 		}
 	}
-	if strings.Join(names, ",") != "pome-agent,alice,bob" {
+	if strings.Join(names, ",") != "pome-agent,alice,bob,slackbot" {
 		t.Errorf("users = %v", names)
 	}
 	me := w.me()
@@ -141,9 +141,7 @@ func TestRichSeed(t *testing.T) {
 }
 
 func TestSeedErrors(t *testing.T) {
-	cases := []struct {
-		name, seed, path string
-	}{
+	cases := []seedErrorCase{
 		{"unknown top-level key", `{"teams": {}}`, "/teams"},
 		{"wrong type", `{"users": {"name": "x"}}`, "/users"},
 		{"bad user name", `{"users": [{"name": "Alice Smith"}]}`, "/users/0/name"},
@@ -160,7 +158,7 @@ func TestSeedErrors(t *testing.T) {
 		{"message author unknown", `{"channels": [{"name": "x", "messages": [{"user": "zed", "text": "hi"}]}]}`, "/channels/0/messages/0/user"},
 		{"message without author", `{"channels": [{"name": "x", "messages": [{"text": "hi"}]}]}`, "/channels/0/messages/0/user"},
 		{"message without text", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": ""}]}]}`, "/channels/0/messages/0/text"},
-		{"bad ts", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "ts": "yesterday"}]}]}`, "/channels/0/messages/0/ts"},
+		{"bad ts", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "ts": "1700000000.1"}]}]}`, "/channels/0/messages/0/ts"},
 		{"duplicate ts", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "ts": "1700000000.000001"}, {"user": "pome-agent", "text": "b", "ts": "1700000000.000001"}]}]}`, "/channels/0/messages/1/ts"},
 		{"reply before parent", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "ts": "1700000000.000002", "replies": [{"user": "pome-agent", "text": "b", "ts": "1700000000.000001"}]}]}]}`, "/channels/0/messages/0/replies/0/ts"},
 		{"reaction by unknown user", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "reactions": [{"name": "wave", "users": ["zed"]}]}]}]}`, "/channels/0/messages/0/reactions/0/users/0"},
@@ -171,6 +169,16 @@ func TestSeedErrors(t *testing.T) {
 		{"blocks not array", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "blocks": {"type": "section"}}]}]}`, "/channels/0/messages/0/blocks"},
 		{"unknown message key", `{"channels": [{"name": "x", "messages": [{"user": "pome-agent", "text": "a", "thread": "1"}]}]}`, "/channels/0/messages/0/thread"},
 	}
+	wantSeedErrors(t, cases)
+}
+
+// seedErrorCase is a seed that must fail at a JSON pointer.
+type seedErrorCase struct {
+	name, seed, path string
+}
+
+func wantSeedErrors(t *testing.T, cases []seedErrorCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := tw.NewWorld(twins.WithEnv(t.Context(), twinstest.Env("slack")), json.RawMessage(c.seed))
@@ -190,5 +198,14 @@ func TestSeedAddsAuthUser(t *testing.T) {
 	me := w.me()
 	if me == nil || me.Name != "pome-agent" || !me.IsAdmin {
 		t.Fatalf("auth user = %+v", me)
+	}
+}
+
+func TestSeedCannotRedefineSlackbot(t *testing.T) {
+	for _, seed := range []string{`{"users": [{"name": "slackbot"}]}`, `{"users": [{"id": "USLACKBOT", "name": "helper"}]}`} {
+		_, err := tw.NewWorld(twins.WithEnv(t.Context(), twinstest.Env("slack")), json.RawMessage(seed))
+		if se, ok := err.(*twins.SeedError); !ok || se.Path != "/users/0" {
+			t.Errorf("%s: %v", seed, err)
+		}
 	}
 }

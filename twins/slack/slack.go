@@ -28,8 +28,12 @@ func New() *twins.Twin {
 		NewWorld:    newWorld,
 		DecodeWorld: decode,
 		CopyWorld:   twins.WorldCopier((*World).indexMessages),
-		RESTError:   restError,
-		TokenPrefix: "xoxb-",
+		// Seeds come in our format and in the original Pome's, which
+		// NewWorld loads alike (seed_original.go).
+		SeedExample:         SeedExample,
+		SeedExampleOriginal: SeedExampleOriginal,
+		RESTError:           restError,
+		TokenPrefix:         "xoxb-",
 		// Slack SDKs may send the token as a "token" form or query field.
 		TokenInBody: true,
 		// Slack answers every method with and without the /api prefix.

@@ -131,7 +131,7 @@ func TestSDKListsAndReactions(t *testing.T) {
 		t.Fatalf("page 2 = %+v %q %v", chans, next, err)
 	}
 	users, err := api.GetUsers()
-	if err != nil || len(users) != 3 {
+	if err != nil || len(users) != 4 {
 		t.Fatalf("users.list = %+v %v", users, err)
 	}
 	var alice slack.User
@@ -408,25 +408,41 @@ func TestSDKUsersTeamEmoji(t *testing.T) {
 	}
 }
 
+// TestSDKSearch: search.messages with the sandbox's bot token is refused
+// as Slack refuses it; the same search over MCP, which acts as the user,
+// answers. (Before the token was a bot user, this test searched over REST.)
 func TestSDKSearch(t *testing.T) {
-	_, api := start(t, "")
+	env, api := start(t, "")
 	for _, text := range []string{"deploy started", "deploy done https://ci.acme.test/9", "lunch"} {
 		if _, _, err := api.PostMessage("random", slackText(text)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	res, err := api.SearchMessages("deploy in:#random has:link", slack.NewSearchParameters())
-	if err != nil {
-		t.Fatal(err)
+	_, err := api.SearchMessages("deploy in:#random has:link", slack.NewSearchParameters())
+	if err == nil || err.Error() != "not_allowed_token_type" {
+		t.Fatalf("search.messages with the bot token: %v", err)
 	}
-	if res.Total != 1 || len(res.Matches) != 1 || res.Matches[0].Channel.Name != "random" || res.Matches[0].Username != "pome-agent" {
-		t.Errorf("search = %+v", res)
+	cs := env.MCP(t)
+	out, isErr, text := mcpCall(t, cs, "slack_search_public_and_private", map[string]any{"query": "deploy in:#random has:link"})
+	if isErr {
+		t.Fatal(text)
 	}
-	p := slack.NewSearchParameters()
-	p.Count = 1
-	res, err = api.SearchMessages("deploy", p)
-	if err != nil || res.Paging.Pages != 2 || len(res.Matches) != 1 {
-		t.Errorf("paged = %+v %v", res, err)
+	msgs := out["messages"].(map[string]any)
+	if msgs["total"] != float64(1) || len(msgs["matches"].([]any)) != 1 {
+		t.Errorf("search over MCP = %v", out)
+	}
+	// The refusal is Slack's: HTTP 200, ok false, and no change.
+	found := false
+	for _, r := range env.Tape(t) {
+		if strings.HasSuffix(r.Path, "/search.messages") {
+			found = true
+			if r.Status != 200 || r.StateMutation {
+				t.Errorf("search.messages row = %+v", r)
+			}
+		}
+	}
+	if !found {
+		t.Error("search.messages is not on the tape")
 	}
 }
 

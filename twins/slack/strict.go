@@ -36,6 +36,9 @@ func walkShape(v any, t reflect.Type, path string) *twins.SeedError {
 	if v == nil || t == rawMessageType || t.Kind() == reflect.Interface {
 		return nil
 	}
+	if t.Implements(shapedType) {
+		return reflect.Zero(t).Interface().(shaped).checkShape(v, path)
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		obj, ok := v.(map[string]any)

@@ -100,6 +100,8 @@ type UserProfile struct {
 	Image192              string `json:"image_192"`
 	Image512              string `json:"image_512"`
 	BotID                 string `json:"bot_id,omitempty"`
+	APIAppID              string `json:"api_app_id,omitempty"`
+	AlwaysActive          bool   `json:"always_active,omitempty"`
 	Team                  string `json:"team"`
 }
 
@@ -173,6 +175,8 @@ type Message struct {
 	TS          string          `json:"ts"`
 	User        string          `json:"user,omitempty"`
 	BotID       string          `json:"bot_id,omitempty"`
+	AppID       string          `json:"app_id,omitempty"`
+	BotProfile  *BotProfile     `json:"bot_profile,omitempty"`
 	Username    string          `json:"username,omitempty"`
 	Icons       *Icons          `json:"icons,omitempty"`
 	Text        string          `json:"text"`
