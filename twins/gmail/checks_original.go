@@ -47,11 +47,13 @@ func parseCount(s string) (int, error) {
 	return n, nil
 }
 
-// originalChecks are the original Pome's Gmail checks (its tape check,
-// "No unsupported endpoint was called", is the shared
-// gmail.no-unsupported-endpoint).
+// originalChecks are the original Pome's Gmail checks. Its tape check,
+// "No unsupported endpoint was called", is the same sentence as GitHub's and
+// binds per twin; our "No unsupported gmail endpoint was called" keeps
+// binding under gmail.no-unsupported-endpoint-on-gmail.
 func originalChecks() []*twins.Check {
 	return []*twins.Check{
+		twins.NoUnsupportedEndpointCheck("gmail", "gmail.no-unsupported-endpoint", "No unsupported endpoint was called"),
 		{
 			ID: "gmail.message-has-label", Template: "Message {message} has label {label}",
 			Params: []twins.Param{paramMessageID, paramLabelRef}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,

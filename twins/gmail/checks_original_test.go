@@ -49,7 +49,8 @@ func TestOriginalSentencesBind(t *testing.T) {
 		{`Exactly two message(s) have the label "INBOX"`, "gmail.label-message-count", map[string]string{"count": "two", "label": "INBOX"}},
 		{"The mailbox holds at least three draft(s)", "gmail.mailbox-draft-count-at-least", map[string]string{"count": "three"}},
 		{`Each recipient was sent exactly one message whose subject contains "launch"`, "gmail.one-sent-message-per-recipient", map[string]string{"needle": "launch"}},
-		{"No unsupported gmail endpoint was called", "gmail.no-unsupported-endpoint", map[string]string{}},
+		{"No unsupported endpoint was called", "gmail.no-unsupported-endpoint", map[string]string{}},
+		{"No unsupported gmail endpoint was called", "gmail.no-unsupported-endpoint-on-gmail", map[string]string{}},
 	} {
 		ids, args := binds(tw, c.text)
 		if len(ids) != 1 || ids[0] != c.id {
