@@ -280,7 +280,7 @@ func refundsOnCharge(in *twins.Input, charge string) (paths []string, res twins.
 	if w.charge(charge) == nil {
 		return nil, twins.Fail(fmt.Sprintf("the account holds no charge %s", charge), twins.Evidence{StatePaths: []string{"/charges"}}), false, nil
 	}
-	return matching(w.Refunds, "refunds", func(re *Refund) bool { return re.Charge == charge }), twins.Result{}, true, nil
+	return matching(w.Refunds, "refunds", func(re *Refund) bool { return refOf(re.Charge) == charge }), twins.Result{}, true, nil
 }
 
 // isRefundAttempt reports whether a tape row asked for a refund: the

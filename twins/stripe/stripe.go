@@ -129,17 +129,19 @@ func New() *twins.Twin {
 		actions = append(actions, group...)
 	}
 	return (&twins.Twin{
-		Name:         "stripe",
-		Title:        "Stripe",
-		Actions:      orderSearchFirst(actions),
-		Checks:       checks(),
-		NewWorld:     newWorldFn,
-		DecodeWorld:  decode,
-		CopyWorld:    twins.WorldCopier[World](nil),
-		RESTError:    restError,
-		TokenPrefix:  "sk_test_",
-		SeedExample:  SeedExample,
-		StrictParams: true,
+		Name:                "stripe",
+		Title:               "Stripe",
+		Actions:             orderSearchFirst(actions),
+		Checks:              checks(),
+		NewWorld:            newWorldFn,
+		DecodeWorld:         decode,
+		CopyWorld:           twins.WorldCopier[World](nil),
+		RESTError:           restError,
+		TokenPrefix:         "sk_test_",
+		SeedExample:         SeedExample,
+		SeedExampleOriginal: SeedExampleOriginal,
+		SeedCredentials:     SeedCredentials,
+		StrictParams:        true,
 		// stripe-go and stripe-node route by the request path and want
 		// /v1/… at the root of their base URL.
 		RootPaths:       []string{"/v1/"},
