@@ -212,8 +212,8 @@ func originalChecks() []*twins.Check {
 				}
 				first := legs[0]
 				ev := twins.Evidence{TapeSeqs: []int64{first.Seq}}
-				if first.Status != 402 {
-					return twins.Fail(fmt.Sprintf("the first of %d x402 request(s) returned %d, not 402", len(legs), first.Status), ev), nil
+				if st := x402Status(first); st != 402 {
+					return twins.Fail(fmt.Sprintf("the first of %d x402 request(s) returned %d, not 402", len(legs), st), ev), nil
 				}
 				return twins.Pass(fmt.Sprintf("the first of %d x402 request(s) returned 402 Payment Required", len(legs)), ev), nil
 			},
@@ -227,12 +227,16 @@ func originalChecks() []*twins.Check {
 				var statuses []int
 				for i := range in.Tape {
 					r := &in.Tape[i]
-					if !hasHeader(r, "X-Payment") {
+					if !carriesPayment(r) {
 						continue
 					}
+					st := r.Status
+					if r.Transport == tape.TransportMCP {
+						st = x402Status(r)
+					}
 					tried = append(tried, r.Seq)
-					statuses = append(statuses, r.Status)
-					if r.Status == 200 {
+					statuses = append(statuses, st)
+					if st == 200 {
 						paid = append(paid, r.Seq)
 					}
 				}
@@ -339,24 +343,53 @@ func rowErrorType(r *tape.Row) string {
 	return ""
 }
 
-// x402Legs are the tape's requests to the x402 surface, in order.
+// x402Legs are the tape's requests for the x402 protected resource, in
+// order: over REST by its path, over MCP by its tool.
 func x402Legs(rows []tape.Row) []*tape.Row {
 	var out []*tape.Row
 	for i := range rows {
-		if strings.Contains(rows[i].Path, "/x402/") {
+		if strings.Contains(rows[i].Path, "/x402/") || rows[i].Transport == tape.TransportMCP && rows[i].ToolName() == "get_x402_protected_resource" {
 			out = append(out, &rows[i])
 		}
 	}
 	return out
 }
 
-// hasHeader reports whether the row's request carried the header, in any
-// letter case.
-func hasHeader(r *tape.Row, name string) bool {
+// x402Status is the HTTP answer of an x402 leg; an MCP leg is 402 when
+// its tool answered an error (the challenge) and 200 otherwise.
+func x402Status(r *tape.Row) int {
+	if r.Transport != tape.TransportMCP {
+		return r.Status
+	}
+	var env struct {
+		Result *struct {
+			IsError bool `json:"isError"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(r.Response.Body, &env) == nil && env.Result != nil && !env.Result.IsError {
+		return 200
+	}
+	return 402
+}
+
+// carriesPayment reports whether a request carried an x402 payment: the
+// X-PAYMENT header (in any letter case), or over MCP the x_payment
+// argument.
+func carriesPayment(r *tape.Row) bool {
 	for k := range r.Request.Headers {
-		if strings.EqualFold(k, name) {
+		if strings.EqualFold(k, "X-Payment") {
 			return true
 		}
+	}
+	if r.Transport == tape.TransportMCP && r.ToolName() == "get_x402_protected_resource" {
+		var req struct {
+			Params struct {
+				Arguments struct {
+					XPayment string `json:"x_payment"`
+				} `json:"arguments"`
+			} `json:"params"`
+		}
+		return json.Unmarshal(r.Request.Body, &req) == nil && req.Params.Arguments.XPayment != ""
 	}
 	return false
 }

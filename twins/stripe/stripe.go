@@ -124,14 +124,14 @@ func New() *twins.Twin {
 	// /v1/customers/search is not read as a customer id.
 	for _, group := range [][]twins.Action{
 		customerActions(), paymentMethodActions(), paymentIntentActions(), chargeActions(),
-		refundActions(), productActions(), balanceActions(), eventActions(),
+		refundActions(), productActions(), balanceActions(), eventActions(), cryptoActions(), x402Actions(),
 	} {
 		actions = append(actions, group...)
 	}
 	return (&twins.Twin{
 		Name:                "stripe",
 		Title:               "Stripe",
-		Actions:             orderSearchFirst(actions),
+		Actions:             withIDAliases(orderSearchFirst(actions)),
 		Checks:              checks(),
 		NewWorld:            newWorldFn,
 		DecodeWorld:         decode,

@@ -43,6 +43,9 @@ type World struct {
 	// besides its issued credential (SeedCredentials).
 	SeedKeyHashes []string `json:"seed_key_hashes,omitempty"`
 
+	// X402 are the x402 payments the protected resource accepted.
+	X402 []*X402Settlement `json:"x402_settlements,omitempty"`
+
 	// Idempotency holds the saved outcomes of requests sent with an
 	// Idempotency-Key (see guard), for 24 hours of sandbox clock.
 	Idempotency []*IdempotencyRecord `json:"idempotency_keys,omitempty"`
