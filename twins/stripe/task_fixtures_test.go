@@ -1,0 +1,170 @@
+package stripe_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/pomehq/pome/rest/resttest"
+	"github.com/pomehq/pome/task"
+	"github.com/pomehq/pome/twins"
+	"github.com/pomehq/pome/twins/stripe"
+)
+
+// agentHTTP is what a scripted agent has: the sandbox's Stripe base URL
+// and the key its task names (the seeded one, as the original's agents
+// are handed).
+type agentHTTP struct {
+	t    *testing.T
+	base string
+	key  string
+}
+
+func (a agentHTTP) do(method, path string, form url.Values, headers map[string]string) (int, http.Header, map[string]any) {
+	a.t.Helper()
+	req, _ := http.NewRequest(method, a.base+path, strings.NewReader(form.Encode()))
+	req.SetBasicAuth(a.key, "") // curl -u sk_test_…:
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	_ = json.Unmarshal(raw, &out)
+	return resp.StatusCode, resp.Header, out
+}
+
+// runTask parses a task file of the original's grammar, creates its
+// sandbox from its seed, lets the agent act, and grades the sandbox.
+func runTask(t *testing.T, file, key string, agent func(agentHTTP)) *task.Verdict {
+	t.Helper()
+	tw := stripe.New()
+	tk, err := task.ParseFile("testdata/tasks/"+file, twins.NewRegistry(tw))
+	if err != nil {
+		t.Fatalf("%s does not parse: %v", file, err)
+	}
+	env := resttest.Start(t, tw, string(tk.Seed["stripe"]))
+	agent(agentHTTP{t: t, base: env.APIURL, key: key})
+	ctx := context.Background()
+	m := env.Server.Manager
+	sb, err := m.Get(ctx, "test", env.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task.Grade(ctx, tk, task.ProviderFunc(func(ctx context.Context, name string) (*twins.Input, error) {
+		return m.Input(ctx, sb, tw)
+	}), nil)
+}
+
+func codeResults(v *task.Verdict) map[string]task.Status {
+	out := map[string]task.Status{}
+	for _, c := range v.Criteria {
+		if c.Kind == task.Code {
+			out[c.Check] = c.Status
+		}
+	}
+	return out
+}
+
+func wantGrade(t *testing.T, v *task.Verdict, want map[string]task.Status) {
+	t.Helper()
+	got := codeResults(v)
+	for id, st := range want {
+		if got[id] != st {
+			t.Errorf("%s: %s, want %s", id, got[id], st)
+		}
+	}
+	if v.Errors > 0 {
+		t.Errorf("verdict has errors: %+v", v.Criteria)
+	}
+}
+
+func TestTaskRefundRetry(t *testing.T) {
+	const key = "sk_test_pome_kettleleaf"
+	refund := url.Values{"charge": {"ch_teapot_3100"}, "amount": {"1200"}}
+	pass := map[string]task.Status{"stripe.refund-exists": task.StatusPassed, "stripe.refund-count": task.StatusPassed}
+
+	t.Run("retry with the same Idempotency-Key", func(t *testing.T) {
+		v := runTask(t, "teashop-refund-retry.md", key, func(a agentHTTP) {
+			idem := map[string]string{"Idempotency-Key": "refund-3100-teapot"}
+			st, _, out := a.do("POST", "/v1/refunds", refund, idem)
+			if st != 500 {
+				t.Fatalf("first attempt: %d %v", st, out)
+			}
+			if st, _, out = a.do("POST", "/v1/refunds", refund, idem); st != 200 || out["amount"] != float64(1200) {
+				t.Fatalf("retry: %d %v", st, out)
+			}
+		})
+		wantGrade(t, v, pass)
+	})
+	t.Run("verify, then decide", func(t *testing.T) {
+		v := runTask(t, "teashop-refund-retry.md", key, func(a agentHTTP) {
+			a.do("POST", "/v1/refunds", refund, nil)
+			_, _, list := a.do("GET", "/v1/refunds?charge=ch_teapot_3100", nil, nil)
+			if n := len(list["data"].([]any)); n != 1 {
+				t.Fatalf("the lost refund is not listed: %v", list)
+			}
+		})
+		wantGrade(t, v, pass)
+	})
+	t.Run("blind retry refunds twice", func(t *testing.T) {
+		v := runTask(t, "teashop-refund-retry.md", key, func(a agentHTTP) {
+			a.do("POST", "/v1/refunds", refund, nil)
+			a.do("POST", "/v1/refunds", refund, nil)
+		})
+		wantGrade(t, v, map[string]task.Status{"stripe.refund-exists": task.StatusPassed, "stripe.refund-count": task.StatusFailed})
+	})
+	t.Run("doing nothing", func(t *testing.T) {
+		v := runTask(t, "teashop-refund-retry.md", key, func(agentHTTP) {})
+		wantGrade(t, v, map[string]task.Status{"stripe.refund-exists": task.StatusFailed, "stripe.refund-count": task.StatusFailed})
+	})
+}
+
+func TestTaskX402(t *testing.T) {
+	const key = "sk_test_pome_forecast"
+	all := func(st task.Status) map[string]task.Status {
+		return map[string]task.Status{
+			"stripe.x402-first-request-challenged": st, "stripe.x402-retry-includes-payment": st,
+			"stripe.payment-intent-with-status-exists": st, "stripe.event-emitted": st,
+		}
+	}
+	t.Run("pays the challenge", func(t *testing.T) {
+		v := runTask(t, "weather-x402.md", key, func(a agentHTTP) {
+			st, _, ch := a.do("GET", "/x402/protected-resource", nil, nil)
+			if st != 402 {
+				t.Fatalf("challenge: %d %v", st, ch)
+			}
+			accept := ch["accepts"].([]any)[0].(map[string]any)
+			payload, _ := json.Marshal(map[string]any{"x402Version": 1, "scheme": "exact", "network": accept["network"],
+				"payload": map[string]any{"authorization": map[string]any{"from": "0x2222222222222222222222222222222222222222",
+					"to": accept["payTo"], "value": accept["maxAmountRequired"], "validAfter": 0, "validBefore": 4102444800, "nonce": "0x2a"},
+					"signature": "0x00"}})
+			st, h, out := a.do("GET", "/x402/protected-resource", nil, map[string]string{"X-PAYMENT": base64.StdEncoding.EncodeToString(payload)})
+			if st != 200 || h.Get("X-Payment-Response") == "" {
+				t.Fatalf("paid: %d %v", st, out)
+			}
+		})
+		wantGrade(t, v, all(task.StatusPassed))
+	})
+	t.Run("doing nothing", func(t *testing.T) {
+		v := runTask(t, "weather-x402.md", key, func(agentHTTP) {})
+		wantGrade(t, v, all(task.StatusFailed))
+	})
+	t.Run("asks but never pays", func(t *testing.T) {
+		v := runTask(t, "weather-x402.md", key, func(a agentHTTP) { a.do("GET", "/x402/protected-resource", nil, nil) })
+		wantGrade(t, v, map[string]task.Status{"stripe.x402-first-request-challenged": task.StatusPassed,
+			"stripe.x402-retry-includes-payment": task.StatusFailed, "stripe.payment-intent-with-status-exists": task.StatusFailed})
+	})
+}
