@@ -108,6 +108,13 @@
 //	  ]
 //	}
 //
+// The seed may also be in the original Pome's Stripe format (api_keys,
+// failure_injection, payment_intents with latest_charge_id, charges with
+// payment_intent_id, refunds with charge_id, balance_transactions; see
+// SeedExampleOriginal), which loads into the same world. FIDELITY.md says
+// what carries over from the original twin: its checks, its seeds and
+// seeded keys, its crypto rail and x402 surface.
+//
 // Seeded objects emit no events, so event checks see only what happened
 // during the run. A succeeded or requires_capture PaymentIntent gets its
 // charge (and, when captured, its balance transaction); seeded refunds
