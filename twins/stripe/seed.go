@@ -175,6 +175,12 @@ func newWorld(ctx context.Context, raw json.RawMessage) (*World, error) {
 			return nil, err
 		}
 	}
+	if inner, ok := top["seed"]; ok && len(top) == 1 {
+		// The original Pome's legacy wrapping, {"stripe": {"seed": {…}}},
+		// reaches the twin as {"seed": {…}}.
+		w, err := newWorld(ctx, inner)
+		return w, prefixSeedError("/seed", err)
+	}
 	if isOriginalSeed(top) {
 		return newOriginalWorld(ctx, top)
 	}

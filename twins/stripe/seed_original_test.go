@@ -170,3 +170,20 @@ func TestOriginalAlreadyRefunded(t *testing.T) {
 	"charges":[{"id":"ch_k1","payment_intent_id":"pi_k1","amount":9000,"amount_captured":9000,"amount_refunded":9000,"refunded":true,"status":"succeeded","currency":"usd"}]}`)
 	wantErr(t, w, "create_refund", `{"charge":"ch_k1"}`, twins.Invalid, "charge_already_refunded")
 }
+
+// TestOriginalLegacyWrapping: the original's {"stripe": {"seed": {…}}}
+// reaches the twin as {"seed": {…}} and loads; errors name the full path.
+func TestOriginalLegacyWrapping(t *testing.T) {
+	w := world(t, `{"seed":{"api_keys":[{"key":"sk_test_pome_wrapped","sid":"w"}]}}`)
+	if got := SeedCredentials(w); len(got) != 1 || got[0] != HashCredential("sk_test_pome_wrapped") {
+		t.Errorf("credentials %v", got)
+	}
+	_, err := newWorld(context.Background(), json.RawMessage(`{"seed":{"api_keys":[],"bogus":1}}`))
+	var se *twins.SeedError
+	if !errors.As(err, &se) || se.Path != "/seed/bogus" {
+		t.Errorf("error %v", err)
+	}
+	if _, err := newWorld(context.Background(), json.RawMessage(`{"seed":{},"customers":[]}`)); err == nil {
+		t.Error("seed beside other keys loaded")
+	}
+}
