@@ -155,3 +155,11 @@ func TestSeededKeyIsOnlyItsSeeds(t *testing.T) {
 		t.Errorf("B's seeded key opened A's sandbox: %d", st)
 	}
 }
+
+// TestSeedCredentialHash: the twin hashes seeded keys as the session
+// layer hashes every presented token, or no seeded key could match.
+func TestSeedCredentialHash(t *testing.T) {
+	if stripe.HashCredential(sharedKey) != session.HashToken(sharedKey) {
+		t.Fatal("stripe.HashCredential and session.HashToken disagree")
+	}
+}

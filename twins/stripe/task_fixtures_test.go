@@ -168,3 +168,40 @@ func TestTaskX402(t *testing.T) {
 			"stripe.x402-retry-includes-payment": task.StatusFailed, "stripe.payment-intent-with-status-exists": task.StatusFailed})
 	})
 }
+
+// TestTaskBindsOriginalSentences: the task parser itself binds each of the
+// original's sentences to the original's check.
+func TestTaskBindsOriginalSentences(t *testing.T) {
+	want := map[string]string{
+		"A PaymentIntent exists with amount 10000":                           "stripe.payment-intent-amount",
+		"The PaymentIntent status is requires_action":                        "stripe.payment-intent-status",
+		`A PaymentIntent exists with status "succeeded"`:                     "stripe.payment-intent-with-status-exists",
+		`A charge exists with status "succeeded"`:                            "stripe.charge-exists-with-status",
+		"payment_intent.succeeded is emitted":                                "stripe.event-emitted",
+		`A refund exists on charge "ch_lamp_9"`:                              "stripe.refund-exists",
+		`The number of refunds on charge "ch_lamp_9" is 1`:                   "stripe.refund-count",
+		`No refund was attempted on charge "ch_lamp_9"`:                      "stripe.no-refund-on-charge",
+		`A request was rejected with a Stripe "invalid_request_error" error`: "stripe.request-rejected-with-error",
+		"The first x402 request returns 402 Payment Required":                "stripe.x402-first-request-challenged",
+		"The retry includes X-PAYMENT and returns 200":                       "stripe.x402-retry-includes-payment",
+		"A `charge.refunded` event was emitted":                              "stripe.new-event-emitted",
+	}
+	var b strings.Builder
+	b.WriteString("# Every sentence\n\n## Prompt\n\nDo it.\n\n## Success Criteria\n\n")
+	for s := range want {
+		b.WriteString("- [code] " + s + "\n")
+	}
+	b.WriteString("\n## Config\n\n```yaml\ntwins: [stripe]\n```\n")
+	tk, err := task.Parse("every.md", []byte(b.String()), task.Options{Registry: twins.NewRegistry(stripe.New())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range tk.Criteria {
+		if c.Check == nil || c.Check.ID != want[c.Text] {
+			t.Errorf("%q binds to %v, want %s", c.Text, c.Check, want[c.Text])
+		}
+	}
+	if len(tk.Criteria) != len(want) {
+		t.Errorf("%d criteria", len(tk.Criteria))
+	}
+}
