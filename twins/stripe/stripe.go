@@ -57,6 +57,10 @@
 // partial, by PaymentIntent or charge), products and prices (create,
 // retrieve, update, list), the balance and
 // its transactions, and an event for every state change (list, retrieve).
+// The original Pome's crypto rail is here too (payment_method_types
+// ["crypto"], settled by the simulate_crypto_deposit test helper), and
+// {sandbox}/x402/protected-resource, an x402 paywall paid in that rail
+// (FIDELITY.md).
 // Lists use Stripe's envelope and cursors (limit, starting_after,
 // ending_before); expand[] expands customer, payment_method, latest_charge,
 // payment_intent, charge, balance_transaction, product and default_price.
