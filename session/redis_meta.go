@@ -102,6 +102,12 @@ func (sb *Sandbox) clone() *Sandbox {
 	c := *sb
 	c.Twins = slices.Clone(sb.Twins)
 	c.ProviderHashes = maps.Clone(sb.ProviderHashes)
+	if sb.SeedHashes != nil {
+		c.SeedHashes = make(map[string][]string, len(sb.SeedHashes))
+		for k, v := range sb.SeedHashes {
+			c.SeedHashes[k] = slices.Clone(v)
+		}
+	}
 	if sb.StoppedAt != nil {
 		t := *sb.StoppedAt
 		c.StoppedAt = &t

@@ -35,6 +35,10 @@ type Sandbox struct {
 	AuthHash       string            `json:"auth_hash"`
 	AgentHash      string            `json:"agent_hash"`
 	ProviderHashes map[string]string `json:"provider_hashes"`
+	// SeedHashes are, per twin, the hashes of credentials its seed named
+	// (twins.Twin.SeedCredentials); each opens that twin as the provider
+	// credential does.
+	SeedHashes map[string][]string `json:"seed_hashes,omitempty"`
 
 	// view is what the store saw of one twin's state in the same round
 	// trip as this record, when it was read to serve a call on that twin

@@ -60,6 +60,12 @@ type Twin struct {
 	// twin, which NewWorld also loads (`pome twins TWIN --seed-example
 	// --format original` prints it). Empty when the twin has no such format.
 	SeedExampleOriginal string
+	// SeedCredentials, when set, returns the credentials a world was
+	// seeded with (the original Pome's Stripe api_keys), as SHA-256 hex
+	// hashes: besides its issued credential, each opens the sandbox's twin
+	// on the sandbox's own base URL, which names the sandbox (never at
+	// the server root, where a key alone would have to find it).
+	SeedCredentials func(world any) []string
 	// ETags: successful GET responses carry a weak ETag of their body, and
 	// a request whose If-None-Match names it gets 304 Not Modified (GitHub's
 	// conditional requests).

@@ -54,10 +54,16 @@ func atoi(s string) int64 {
 	return n
 }
 
+// checks is the original Pome's vocabulary (checks_original.go) followed
+// by ours.
 func checks() []*twins.Check {
+	return append(originalChecks(), ownChecks()...)
+}
+
+func ownChecks() []*twins.Check {
 	return []*twins.Check{
 		{
-			ID: "stripe.payment-intent-amount", Template: "PaymentIntent `{payment_intent}` has an amount of {amount} in `{currency}`",
+			ID: "stripe.payment-intent-has-amount", Template: "PaymentIntent `{payment_intent}` has an amount of {amount} in `{currency}`",
 			Params: []twins.Param{paramPaymentIntent, paramAmount, paramCurrency}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The PaymentIntent exists and its amount (in the currency's smallest unit, e.g. cents) and currency are the given ones.",
 			Eval: paymentIntentEval([]string{"amount", "currency"}, func(pi *PaymentIntent, args map[string]string) (bool, string) {
@@ -65,7 +71,7 @@ func checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "stripe.payment-intent-status", Template: "PaymentIntent `{payment_intent}` has status `{status}`",
+			ID: "stripe.payment-intent-has-status", Template: "PaymentIntent `{payment_intent}` has status `{status}`",
 			Params: []twins.Param{paramPaymentIntent, paramPIStatus}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The PaymentIntent exists and is in the given status.",
 			Eval: paymentIntentEval([]string{"status"}, func(pi *PaymentIntent, args map[string]string) (bool, string) {
@@ -73,7 +79,7 @@ func checks() []*twins.Check {
 			}),
 		},
 		{
-			ID: "stripe.payment-intent-with-status-exists", Template: "A PaymentIntent of {amount} in `{currency}` with status `{status}` exists",
+			ID: "stripe.payment-intent-of-amount-exists", Template: "A PaymentIntent of {amount} in `{currency}` with status `{status}` exists",
 			Params: []twins.Param{paramAmount, paramCurrency, paramPIStatus}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "Some PaymentIntent has the amount (smallest currency unit), currency and status.",
 			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
@@ -91,7 +97,7 @@ func checks() []*twins.Check {
 			},
 		},
 		{
-			ID: "stripe.charge-exists-with-status", Template: "A charge of {amount} in `{currency}` with status `{status}` exists",
+			ID: "stripe.charge-of-amount-exists", Template: "A charge of {amount} in `{currency}` with status `{status}` exists",
 			Params: []twins.Param{paramAmount, paramCurrency, paramChargeStatus}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "Some charge has the amount (smallest currency unit), currency and status (succeeded, pending or failed).",
 			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
@@ -109,7 +115,7 @@ func checks() []*twins.Check {
 			},
 		},
 		{
-			ID: "stripe.event-emitted", Template: "A `{event_type}` event was emitted",
+			ID: "stripe.new-event-emitted", Template: "A `{event_type}` event was emitted",
 			Params: []twins.Param{paramEventType}, Substrate: twins.SubstrateSeedFinal, Polarity: twins.Positive,
 			Description: "The twin emitted an event of this type after the seed (e.g. payment_intent.succeeded, charge.refunded, customer.created).",
 			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
@@ -126,7 +132,7 @@ func checks() []*twins.Check {
 			},
 		},
 		{
-			ID: "stripe.refund-exists", Template: "A refund of {amount} exists for PaymentIntent `{payment_intent}`",
+			ID: "stripe.refund-of-amount-exists", Template: "A refund of {amount} exists for PaymentIntent `{payment_intent}`",
 			Params: []twins.Param{paramAmount, paramPaymentIntent}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "A succeeded refund of exactly this amount (smallest currency unit) was made on the PaymentIntent's charge.",
 			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
@@ -152,7 +158,7 @@ func checks() []*twins.Check {
 			},
 		},
 		{
-			ID: "stripe.refund-count", Template: "PaymentIntent `{payment_intent}` has exactly {count} refunds",
+			ID: "stripe.payment-intent-refund-count", Template: "PaymentIntent `{payment_intent}` has exactly {count} refunds",
 			Params: []twins.Param{paramPaymentIntent, paramCount}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The number of refunds on the PaymentIntent's charges is exactly the count (0 included).",
 			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
@@ -172,7 +178,7 @@ func checks() []*twins.Check {
 			},
 		},
 		{
-			ID: "stripe.no-refund-on-charge", Template: "No refund was issued on charge `{charge}`",
+			ID: "stripe.no-new-refund-on-charge", Template: "No refund was issued on charge `{charge}`",
 			Params: []twins.Param{paramCharge}, Substrate: twins.SubstrateSeedFinal, Polarity: twins.Negative,
 			Description: "No refund the seed did not hold names the charge.",
 			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {
@@ -189,7 +195,7 @@ func checks() []*twins.Check {
 			},
 		},
 		{
-			ID: "stripe.request-rejected-with-error", Template: "A Stripe request was rejected with error `{code}`",
+			ID: "stripe.request-rejected-with-code", Template: "A Stripe request was rejected with error `{code}`",
 			Params: []twins.Param{paramErrorCode}, Substrate: twins.SubstrateTape, Polarity: twins.Positive,
 			Description: "Some call on the tape was answered with a Stripe error whose code, decline_code or type is the given one (card_declined, insufficient_funds, resource_missing, card_error, …).",
 			Eval: func(in *twins.Input, args map[string]string) (twins.Result, error) {

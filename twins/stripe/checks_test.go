@@ -50,25 +50,25 @@ func TestChecks(t *testing.T) {
 		args        map[string]string
 		final, seed bool // want on final, want when final == seed
 	}{
-		{"stripe.payment-intent-amount", map[string]string{"payment_intent": "pi_paid", "amount": "5000", "currency": "usd"}, true, true},
-		{"stripe.payment-intent-amount", map[string]string{"payment_intent": "pi_paid", "amount": "4000", "currency": "usd"}, false, false},
-		{"stripe.payment-intent-amount", map[string]string{"payment_intent": "pi_nope", "amount": "5000", "currency": "usd"}, false, false},
-		{"stripe.payment-intent-status", map[string]string{"payment_intent": "pi_open", "status": "succeeded"}, true, false},
-		{"stripe.payment-intent-status", map[string]string{"payment_intent": "pi_open", "status": "requires_payment_method"}, false, true},
-		{"stripe.payment-intent-with-status-exists", map[string]string{"amount": "1200", "currency": "usd", "status": "succeeded"}, true, false},
-		{"stripe.payment-intent-with-status-exists", map[string]string{"amount": "5000", "currency": "usd", "status": "succeeded"}, true, true},
-		{"stripe.charge-exists-with-status", map[string]string{"amount": "1200", "currency": "usd", "status": "succeeded"}, true, false},
-		{"stripe.charge-exists-with-status", map[string]string{"amount": "1200", "currency": "usd", "status": "failed"}, false, false},
-		{"stripe.event-emitted", map[string]string{"event_type": "refund.created"}, true, false},
-		{"stripe.event-emitted", map[string]string{"event_type": "payment_intent.succeeded"}, true, false},
-		{"stripe.event-emitted", map[string]string{"event_type": "customer.deleted"}, false, false},
-		{"stripe.refund-exists", map[string]string{"amount": "1500", "payment_intent": "pi_paid"}, true, false},
-		{"stripe.refund-exists", map[string]string{"amount": "500", "payment_intent": "pi_paid"}, true, true},
-		{"stripe.refund-exists", map[string]string{"amount": "999", "payment_intent": "pi_paid"}, false, false},
-		{"stripe.refund-count", map[string]string{"payment_intent": "pi_paid", "count": "2"}, true, false},
-		{"stripe.refund-count", map[string]string{"payment_intent": "pi_paid", "count": "1"}, false, true},
-		{"stripe.refund-count", map[string]string{"payment_intent": "pi_open", "count": "0"}, true, true},
-		{"stripe.no-refund-on-charge", map[string]string{"charge": "ch_paid"}, false, true},
+		{"stripe.payment-intent-has-amount", map[string]string{"payment_intent": "pi_paid", "amount": "5000", "currency": "usd"}, true, true},
+		{"stripe.payment-intent-has-amount", map[string]string{"payment_intent": "pi_paid", "amount": "4000", "currency": "usd"}, false, false},
+		{"stripe.payment-intent-has-amount", map[string]string{"payment_intent": "pi_nope", "amount": "5000", "currency": "usd"}, false, false},
+		{"stripe.payment-intent-has-status", map[string]string{"payment_intent": "pi_open", "status": "succeeded"}, true, false},
+		{"stripe.payment-intent-has-status", map[string]string{"payment_intent": "pi_open", "status": "requires_payment_method"}, false, true},
+		{"stripe.payment-intent-of-amount-exists", map[string]string{"amount": "1200", "currency": "usd", "status": "succeeded"}, true, false},
+		{"stripe.payment-intent-of-amount-exists", map[string]string{"amount": "5000", "currency": "usd", "status": "succeeded"}, true, true},
+		{"stripe.charge-of-amount-exists", map[string]string{"amount": "1200", "currency": "usd", "status": "succeeded"}, true, false},
+		{"stripe.charge-of-amount-exists", map[string]string{"amount": "1200", "currency": "usd", "status": "failed"}, false, false},
+		{"stripe.new-event-emitted", map[string]string{"event_type": "refund.created"}, true, false},
+		{"stripe.new-event-emitted", map[string]string{"event_type": "payment_intent.succeeded"}, true, false},
+		{"stripe.new-event-emitted", map[string]string{"event_type": "customer.deleted"}, false, false},
+		{"stripe.refund-of-amount-exists", map[string]string{"amount": "1500", "payment_intent": "pi_paid"}, true, false},
+		{"stripe.refund-of-amount-exists", map[string]string{"amount": "500", "payment_intent": "pi_paid"}, true, true},
+		{"stripe.refund-of-amount-exists", map[string]string{"amount": "999", "payment_intent": "pi_paid"}, false, false},
+		{"stripe.payment-intent-refund-count", map[string]string{"payment_intent": "pi_paid", "count": "2"}, true, false},
+		{"stripe.payment-intent-refund-count", map[string]string{"payment_intent": "pi_paid", "count": "1"}, false, true},
+		{"stripe.payment-intent-refund-count", map[string]string{"payment_intent": "pi_open", "count": "0"}, true, true},
+		{"stripe.no-new-refund-on-charge", map[string]string{"charge": "ch_paid"}, false, true},
 		{"stripe.no-new-charges", nil, false, true},
 		{"stripe.no-new-payment-intents", nil, true, true},
 		{"stripe.no-new-refunds", nil, false, true},
@@ -95,7 +95,7 @@ func TestEvidencePointsIntoTheState(t *testing.T) {
 	seed := world(t, checkSeed)
 	final := world(t, checkSeed)
 	must(t, final, "create_refund", `{"payment_intent":"pi_paid","amount":1500}`)
-	res := evalCheck(t, "stripe.refund-exists", seed, final, nil, map[string]string{"amount": "1500", "payment_intent": "pi_paid"})
+	res := evalCheck(t, "stripe.refund-of-amount-exists", seed, final, nil, map[string]string{"amount": "1500", "payment_intent": "pi_paid"})
 	var doc map[string]any
 	b, _ := json.Marshal(final)
 	_ = json.Unmarshal(b, &doc)
@@ -117,7 +117,7 @@ func TestRequestRejectedCheck(t *testing.T) {
 		{Seq: 3, Transport: tape.TransportMCP, Status: 200, Tool: &tool, Response: tape.Response{Body: json.RawMessage(`{"result":{"isError":true,"content":[{"type":"text","text":"{\"error\":{\"code\":\"resource_missing\"}}"}]}}`)}},
 	}
 	for code, want := range map[string]bool{"card_declined": true, "insufficient_funds": true, "card_error": true, "resource_missing": true, "amount_too_large": false} {
-		res := evalCheck(t, "stripe.request-rejected-with-error", nil, nil, rows, map[string]string{"code": code})
+		res := evalCheck(t, "stripe.request-rejected-with-code", nil, nil, rows, map[string]string{"code": code})
 		if res.Passed != want {
 			t.Errorf("%s: passed=%v", code, res.Passed)
 		}

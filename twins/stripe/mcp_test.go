@@ -3,6 +3,7 @@ package stripe_test
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/pomehq/pome/rest/resttest"
@@ -101,6 +102,13 @@ func TestMCPEveryTool(t *testing.T) {
 
 	want("detach_payment_method", nil, call("detach_payment_method", map[string]any{"payment_method": pmID})["customer"] == nil)
 	want("delete_customer", nil, call("delete_customer", map[string]any{"customer": id})["deleted"] == true)
+
+	crypto := call("create_payment_intent", map[string]any{"amount": 700, "currency": "usd", "payment_method_types": []string{"crypto"},
+		"payment_method_options": map[string]any{"crypto": map[string]any{"mode": "deposit", "deposit_options": map[string]any{"networks": []string{"base"}}}}})
+	want("simulate_crypto_deposit", nil, call("simulate_crypto_deposit", map[string]any{"payment_intent": crypto["id"]})["status"] == "succeeded")
+	if text, isErr := resttest.CallTool(t, cs, "get_x402_protected_resource", map[string]any{}); !isErr || !strings.Contains(text, "payTo") {
+		t.Errorf("get_x402_protected_resource: %s", text)
+	}
 
 	// Every tool was called, each taped once or more as an MCP row.
 	called := map[string]bool{}

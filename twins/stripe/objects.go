@@ -144,6 +144,9 @@ type NextAction struct {
 	Type          string         `json:"type"`
 	RedirectToURL *RedirectToURL `json:"redirect_to_url,omitempty"`
 	UseStripeSDK  map[string]any `json:"use_stripe_sdk,omitempty"`
+	// CryptoDisplayDetails is the deposit address of a crypto PaymentIntent
+	// (type display_crypto_deposit_information).
+	CryptoDisplayDetails map[string]any `json:"crypto_display_details,omitempty"`
 }
 
 // RedirectToURL is the redirect next action.

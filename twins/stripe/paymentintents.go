@@ -280,6 +280,9 @@ func validateConfirmParams(p *confirmParams) error {
 }
 
 func createPaymentIntent(ctx context.Context, w *World, in CreatePaymentIntentInput) (*PaymentIntent, error) {
+	if wantsCrypto(&in) {
+		return createCryptoPaymentIntent(ctx, w, in)
+	}
 	currency, err := checkCurrency("currency", in.Currency)
 	if err != nil {
 		return nil, err
@@ -527,6 +530,10 @@ func updatePaymentIntent(ctx context.Context, w *World, in UpdatePaymentIntentIn
 	}
 	restricted := in.Amount != nil || in.Currency != "" || in.Customer != nil || in.PaymentMethod != nil ||
 		in.CaptureMethod != "" || len(in.PaymentMethodTypes) > 0 || in.SetupFutureUsage != nil
+	if restricted && isCrypto(pi) {
+		// Its deposit address was minted for this amount and currency.
+		return nil, invalidParam("", "parameter_invalid_string", "Only metadata can be updated on crypto PaymentIntents.")
+	}
 	if restricted && !statusIn(pi.Status, updatableStatuses) {
 		return nil, unexpectedState("You cannot update this PaymentIntent because it has a status of %s. Updates are only allowed when the PaymentIntent has one of the following statuses: %s.", pi.Status, strings.Join(updatableStatuses, ", "))
 	}
@@ -629,6 +636,14 @@ func confirmPaymentIntent(ctx context.Context, w *World, in ConfirmPaymentIntent
 	pi, err := w.livePaymentIntent(in.PaymentIntent)
 	if err != nil {
 		return nil, err
+	}
+	if isCrypto(pi) {
+		// The crypto rail settles by deposit: confirming changes nothing.
+		if pi.Status == statusCanceled {
+			return nil, unexpectedState("The PaymentIntent has a status of 'canceled'. The requested action could not be performed.")
+		}
+		unchanged(ctx)
+		return expanded(w, pi, in.Expand)
 	}
 	switch pi.Status {
 	case statusRequiresPaymentMethod, statusRequiresConfirmation, statusRequiresAction:

@@ -199,7 +199,7 @@ func TestSDKLostResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 	tw := stripe.New()
-	chk, _ := tw.Check("stripe.refund-count")
+	chk, _ := tw.Check("stripe.payment-intent-refund-count")
 	in := resttestInput(t, env, tw)
 	if res, err := chk.Evaluate(in, map[string]string{"payment_intent": "pi_paid", "count": "1"}); err != nil || !res.Passed {
 		t.Errorf("refund-count: %+v %v", res, err)

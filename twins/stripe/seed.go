@@ -158,16 +158,37 @@ func newWorld(ctx context.Context, raw json.RawMessage) (*World, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(DefaultSeed)
 	}
+	var top map[string]json.RawMessage
+	if err := twins.DecodeSeed(raw, &top); err != nil {
+		return nil, err
+	}
+	if top == nil {
+		return nil, twins.SeedErrorf("", "the Stripe seed is a JSON object")
+	}
+	if meta, ok := top["_meta"]; ok {
+		if err := decodeMeta(meta); err != nil {
+			return nil, err
+		}
+		delete(top, "_meta")
+		var err error
+		if raw, err = json.Marshal(top); err != nil {
+			return nil, err
+		}
+	}
+	if inner, ok := top["seed"]; ok && len(top) == 1 {
+		// The original Pome's legacy wrapping, {"stripe": {"seed": {…}}},
+		// reaches the twin as {"seed": {…}}.
+		w, err := newWorld(ctx, inner)
+		return w, prefixSeedError("/seed", err)
+	}
+	if isOriginalSeed(top) {
+		return newOriginalWorld(ctx, top)
+	}
 	var s Seed
 	if err := decodeSeed(raw, &s); err != nil {
 		return nil, err
 	}
-	w := &World{
-		Counters: map[string]int64{}, Customers: []*Customer{}, PaymentMethods: []*PaymentMethod{},
-		PaymentIntents: []*PaymentIntent{}, Charges: []*Charge{}, Refunds: []*Refund{}, Products: []*Product{},
-		Prices: []*Price{}, BalanceTransactions: []*BalanceTransaction{}, Events: []*Event{},
-		BalanceBase: BalanceBase{Available: map[string]int64{}, Pending: map[string]int64{}}, Faults: []*Fault{},
-	}
+	w := emptyWorld()
 	b := &seedBuilder{w: w, ctx: ctx, ids: map[string]string{}}
 	steps := []func(*Seed) error{b.customers, b.paymentMethods, b.defaultPaymentMethods, b.products, b.prices,
 		b.paymentIntents, b.charges, b.refunds, b.balance, b.faults}
@@ -204,7 +225,7 @@ func decodeSeed(raw json.RawMessage, s *Seed) error {
 	for _, k := range keys {
 		f, ok := fields[k]
 		if !ok {
-			return twins.SeedErrorf(twins.Pointer(k), "unknown key %q (known: customers, payment_methods, products, prices, payment_intents, charges, refunds, balance, faults)", k)
+			return twins.SeedErrorf(twins.Pointer(k), "unknown key %q (known: customers, payment_methods, products, prices, payment_intents, charges, refunds, balance, faults, _meta; or the original Pome's format: api_keys, failure_injection, payment_intents, charges, refunds, balance_transactions)", k)
 		}
 		if f.Kind() != reflect.Slice {
 			if err := twins.DecodeSeed(top[k], f.Addr().Interface()); err != nil {
@@ -757,9 +778,12 @@ func (b *seedBuilder) balance(s *Seed) error {
 	return add("pending", s.Balance.Pending, b.w.BalanceBase.Pending)
 }
 
-func (b *seedBuilder) faults(s *Seed) error {
-	for i, sf := range s.Faults {
-		path := twins.Pointer("faults", i)
+func (b *seedBuilder) faults(s *Seed) error { return b.faultList("faults", s.Faults) }
+
+// faultList checks and adds the faults of the seed's list named key.
+func (b *seedBuilder) faultList(key string, list []SeedFault) error {
+	for i, sf := range list {
+		path := twins.Pointer(key, i)
 		switch sf.Method {
 		case "POST", "DELETE":
 		default:

@@ -57,6 +57,10 @@
 // partial, by PaymentIntent or charge), products and prices (create,
 // retrieve, update, list), the balance and
 // its transactions, and an event for every state change (list, retrieve).
+// The original Pome's crypto rail is here too (payment_method_types
+// ["crypto"], settled by the simulate_crypto_deposit test helper), and
+// {sandbox}/x402/protected-resource, an x402 paywall paid in that rail
+// (FIDELITY.md).
 // Lists use Stripe's envelope and cursors (limit, starting_after,
 // ending_before); expand[] expands customer, payment_method, latest_charge,
 // payment_intent, charge, balance_transaction, product and default_price.
@@ -108,6 +112,13 @@
 //	  ]
 //	}
 //
+// The seed may also be in the original Pome's Stripe format (api_keys,
+// failure_injection, payment_intents with latest_charge_id, charges with
+// payment_intent_id, refunds with charge_id, balance_transactions; see
+// SeedExampleOriginal), which loads into the same world. FIDELITY.md says
+// what carries over from the original twin: its checks, its seeds and
+// seeded keys, its crypto rail and x402 surface.
+//
 // Seeded objects emit no events, so event checks see only what happened
 // during the run. A succeeded or requires_capture PaymentIntent gets its
 // charge (and, when captured, its balance transaction); seeded refunds
@@ -124,22 +135,24 @@ func New() *twins.Twin {
 	// /v1/customers/search is not read as a customer id.
 	for _, group := range [][]twins.Action{
 		customerActions(), paymentMethodActions(), paymentIntentActions(), chargeActions(),
-		refundActions(), productActions(), balanceActions(), eventActions(),
+		refundActions(), productActions(), balanceActions(), eventActions(), cryptoActions(), x402Actions(),
 	} {
 		actions = append(actions, group...)
 	}
 	return (&twins.Twin{
-		Name:         "stripe",
-		Title:        "Stripe",
-		Actions:      orderSearchFirst(actions),
-		Checks:       checks(),
-		NewWorld:     newWorldFn,
-		DecodeWorld:  decode,
-		CopyWorld:    twins.WorldCopier[World](nil),
-		RESTError:    restError,
-		TokenPrefix:  "sk_test_",
-		SeedExample:  SeedExample,
-		StrictParams: true,
+		Name:                "stripe",
+		Title:               "Stripe",
+		Actions:             withIDAliases(orderSearchFirst(actions)),
+		Checks:              checks(),
+		NewWorld:            newWorldFn,
+		DecodeWorld:         decode,
+		CopyWorld:           twins.WorldCopier[World](nil),
+		RESTError:           restError,
+		TokenPrefix:         "sk_test_",
+		SeedExample:         SeedExample,
+		SeedExampleOriginal: SeedExampleOriginal,
+		SeedCredentials:     SeedCredentials,
+		StrictParams:        true,
 		// stripe-go and stripe-node route by the request path and want
 		// /v1/… at the root of their base URL.
 		RootPaths:       []string{"/v1/"},

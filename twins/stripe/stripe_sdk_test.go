@@ -420,7 +420,7 @@ func TestSDKStrictParamsAndErrors(t *testing.T) {
 		t.Errorf("tape row %d %s", last.Status, last.ToolName())
 	}
 	tw := stripe.New()
-	chk, _ := tw.Check("stripe.request-rejected-with-error")
+	chk, _ := tw.Check("stripe.request-rejected-with-code")
 	for _, code := range []string{"card_declined", "generic_decline", "card_error", "parameter_unknown"} {
 		res, err := chk.Evaluate(&twins.Input{Twin: tw, Tape: rows}, map[string]string{"code": code})
 		if err != nil || !res.Passed {
@@ -479,7 +479,7 @@ func TestMCPRoundTrip(t *testing.T) {
 		t.Fatalf("refund rows %+v", refundRows)
 	}
 	tw := stripe.New()
-	chk, _ := tw.Check("stripe.request-rejected-with-error")
+	chk, _ := tw.Check("stripe.request-rejected-with-code")
 	res, err := chk.Evaluate(&twins.Input{Twin: tw, Tape: env.Tape(t)}, map[string]string{"code": "insufficient_funds"})
 	if err != nil || !res.Passed {
 		t.Errorf("MCP rejection not seen by the tape check: %+v %v", res, err)

@@ -38,6 +38,14 @@ type World struct {
 	// Faults are the seeded failures to inject; see Fault.
 	Faults []*Fault `json:"faults"`
 
+	// SeedKeyHashes are the hashes of the API keys the seed lists
+	// (api_keys of the original Pome's format), which open this sandbox
+	// besides its issued credential (SeedCredentials).
+	SeedKeyHashes []string `json:"seed_key_hashes,omitempty"`
+
+	// X402 are the x402 payments the protected resource accepted.
+	X402 []*X402Settlement `json:"x402_settlements,omitempty"`
+
 	// Idempotency holds the saved outcomes of requests sent with an
 	// Idempotency-Key (see guard), for 24 hours of sandbox clock.
 	Idempotency []*IdempotencyRecord `json:"idempotency_keys,omitempty"`
