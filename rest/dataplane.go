@@ -44,7 +44,7 @@ func newDataPlane(s *Server) *dataPlane {
 }
 
 // twinRouter mounts every binding of every action of the twin, plus the
-// twin's alias prefixes; anything else is the loud 501.
+// twin's alias prefixes; anything else is the loud unsupported answer.
 func (d *dataPlane) twinRouter(tw *twins.Twin) *routeTable {
 	root := "/" + tw.Name + "/s/{pome_sid}"
 	t := newRouteTable(root, d.notImplemented(tw))
