@@ -7,7 +7,7 @@ import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import { Octokit } from "@octokit/rest";
 
-import { env, proxy, failsAtOnce, tally, pathOf } from "./lib.js";
+import { env, oneRequest, failsAtOnce, tally, pathOf } from "./lib.js";
 import { responseSchema, validate } from "./openapi.js";
 
 const gh = env.twins.github;
@@ -183,29 +183,21 @@ describe("@octokit/rest: error paths", () => {
     assert.equal(err.response.data.message, "Not Found");
   }));
   test("a refused token stops at once, one request", count.wrap(async () => {
-    const p = await proxy(env.root);
-    try {
-      const bad = new Octokit({ auth: "ghp_" + "z".repeat(36), baseUrl: p.url + pathOf(gh.api_url) });
-      const err = await failsAtOnce(() => bad.issues.get({ owner, repo, issue_number: 1 }));
-      assert.equal(err.status, 404);
-      assert.equal(err.response.data.message, "No twin pod for this session.");
-      assert.equal(p.count(), 1, "requests sent");
-    } finally {
-      await p.close();
-    }
+    const err = await oneRequest(async (url) => {
+      const bad = new Octokit({ auth: "ghp_" + "z".repeat(36), baseUrl: url + pathOf(gh.api_url) });
+      return failsAtOnce(() => bad.issues.get({ owner, repo, issue_number: 1 }));
+    });
+    assert.equal(err.status, 404);
+    assert.equal(err.response.data.message, "No twin pod for this session.");
   }));
   test("an unsupported call stops at once with the twin's explanation", count.wrap(async () => {
-    const p = await proxy(env.root);
-    try {
-      const o = new Octokit({ auth: gh.token, baseUrl: p.url + pathOf(gh.api_url) });
-      const err = await failsAtOnce(() => o.actions.listWorkflowRunsForRepo({ owner, repo }));
-      assert.equal(err.status, 404);
-      assert.match(err.message, /Pome's github twin does not implement GET \/repos\/acme\/api\/actions\/runs/);
-      assert.equal(err.response.data.pome.twin, "github");
-      assert.equal(p.count(), 1, "requests sent");
-    } finally {
-      await p.close();
-    }
+    const err = await oneRequest(async (url) => {
+      const o = new Octokit({ auth: gh.token, baseUrl: url + pathOf(gh.api_url) });
+      return failsAtOnce(() => o.actions.listWorkflowRunsForRepo({ owner, repo }));
+    });
+    assert.equal(err.status, 404);
+    assert.match(err.message, /Pome's github twin does not implement GET \/repos\/acme\/api\/actions\/runs/);
+    assert.equal(err.response.data.pome.twin, "github");
   }));
 });
 

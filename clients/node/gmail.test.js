@@ -9,7 +9,7 @@ import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import { google } from "googleapis";
 
-import { env, proxy, failsAtOnce, tally } from "./lib.js";
+import { env, oneRequest, failsAtOnce, tally } from "./lib.js";
 
 const gm = env.twins.gmail;
 
@@ -189,27 +189,19 @@ describe("googleapis gmail: error paths", () => {
     assert.equal(err.message, "Requested entity was not found.");
   }));
   test("a refused token stops at once, one request, as Google's 401", count.wrap(async () => {
-    const p = await proxy(env.root);
-    try {
-      const bad = client("ya29." + "k".repeat(40), p.url, { retry: true });
-      const err = await failsAtOnce(() => bad.users.labels.list({ userId: me }));
-      assert.equal(err.status, 401);
-      assert.match(err.message, /invalid authentication credentials/);
-      assert.equal(p.count(), 1, "requests sent");
-    } finally {
-      await p.close();
-    }
+    const err = await oneRequest(async (url) => {
+      const bad = client("ya29." + "k".repeat(40), url, { retry: true });
+      return failsAtOnce(() => bad.users.labels.list({ userId: me }));
+    });
+    assert.equal(err.status, 401);
+    assert.match(err.message, /invalid authentication credentials/);
   }));
   test("an unsupported call stops at once with the twin's explanation", count.wrap(async () => {
-    const p = await proxy(env.root);
-    try {
-      const g = client(gm.token, p.url, { retry: true });
-      const err = await failsAtOnce(() => g.users.settings.filters.list({ userId: me }));
-      assert.equal(err.status, 404);
-      assert.match(err.message, /Pome's gmail twin does not implement GET \/gmail\/v1\/users\/me\/settings\/filters/);
-      assert.equal(p.count(), 1, "requests sent");
-    } finally {
-      await p.close();
-    }
+    const err = await oneRequest(async (url) => {
+      const g = client(gm.token, url, { retry: true });
+      return failsAtOnce(() => g.users.settings.filters.list({ userId: me }));
+    });
+    assert.equal(err.status, 404);
+    assert.match(err.message, /Pome's gmail twin does not implement GET \/gmail\/v1\/users\/me\/settings\/filters/);
   }));
 });

@@ -40,8 +40,27 @@ export async function proxy(target) {
     url: `http://127.0.0.1:${port}`,
     port,
     count: () => count,
-    close: () => new Promise((ok) => server.close(ok)),
+    // Connections an SDK keeps open (or retries on) must not hold the
+    // close, nor the test, up.
+    close: () => new Promise((ok) => {
+      server.close(ok);
+      server.closeAllConnections();
+    }),
   };
+}
+
+// oneRequest runs fn with the URL of a counting proxy to the server's root,
+// returns what fn returns, and fails the test unless exactly one request
+// went through the proxy (an SDK's retry would be a second).
+export async function oneRequest(fn) {
+  const p = await proxy(env.root);
+  try {
+    const out = await fn(p.url);
+    assert.equal(p.count(), 1, "requests sent");
+    return out;
+  } finally {
+    await p.close();
+  }
 }
 
 // failsAtOnce runs call (an async function) and returns the error it

@@ -84,7 +84,10 @@ func TestNodeClients(t *testing.T) {
 
 	// POME_NODE_FILES, when set, names the test files to run (all by
 	// default), for working on one suite.
-	args := append([]string{"--test", "--test-reporter=spec"}, strings.Fields(os.Getenv("POME_NODE_FILES"))...)
+	// --test-force-exit: a file whose tests are done exits even if an SDK
+	// still retries in the background (a failed fail-fast test), so a
+	// regression fails in seconds rather than at suiteTimeout.
+	args := append([]string{"--test", "--test-force-exit", "--test-reporter=spec"}, strings.Fields(os.Getenv("POME_NODE_FILES"))...)
 	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Env = append(os.Environ(), "POME_NODE_ENV="+string(raw), "NO_COLOR=1")
 	out, err := cmd.CombinedOutput()

@@ -7,7 +7,7 @@ import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import { WebClient, ErrorCode, LogLevel } from "@slack/web-api";
 
-import { env, proxy, failsAtOnce, tally, pathOf } from "./lib.js";
+import { env, oneRequest, failsAtOnce, tally, pathOf } from "./lib.js";
 
 const sl = env.twins.slack;
 const web = new WebClient(sl.token, { slackApiUrl: sl.api_url + "/api/", logLevel: LogLevel.ERROR });
@@ -201,28 +201,20 @@ describe("@slack/web-api: error paths", () => {
     assert.equal(err.data.error, "channel_not_found");
   }));
   test("a refused token stops at once, one request", count.wrap(async () => {
-    const p = await proxy(env.root);
-    try {
-      const bad = new WebClient("xoxb-" + "7".repeat(30), { slackApiUrl: p.url + pathOf(sl.api_url) + "/api/", logLevel: LogLevel.ERROR });
-      const err = await failsAtOnce(() => bad.auth.test());
-      assert.equal(err.code, ErrorCode.PlatformError);
-      assert.equal(err.data.error, "invalid_auth");
-      assert.equal(p.count(), 1, "requests sent");
-    } finally {
-      await p.close();
-    }
+    const err = await oneRequest(async (url) => {
+      const bad = new WebClient("xoxb-" + "7".repeat(30), { slackApiUrl: url + pathOf(sl.api_url) + "/api/", logLevel: LogLevel.ERROR });
+      return failsAtOnce(() => bad.auth.test());
+    });
+    assert.equal(err.code, ErrorCode.PlatformError);
+    assert.equal(err.data.error, "invalid_auth");
   }));
   test("an unknown method stops at once with the twin's explanation", count.wrap(async () => {
-    const p = await proxy(env.root);
-    try {
-      const w = new WebClient(sl.token, { slackApiUrl: p.url + pathOf(sl.api_url) + "/api/", logLevel: LogLevel.ERROR });
-      const err = await failsAtOnce(() => w.dnd.info({}));
-      assert.equal(err.code, ErrorCode.PlatformError);
-      assert.equal(err.data.error, "unknown_method");
-      assert.match(err.data.response_metadata.messages[0], /Pome's slack twin does not implement POST \/api\/dnd\.info/);
-      assert.equal(p.count(), 1, "requests sent");
-    } finally {
-      await p.close();
-    }
+    const err = await oneRequest(async (url) => {
+      const w = new WebClient(sl.token, { slackApiUrl: url + pathOf(sl.api_url) + "/api/", logLevel: LogLevel.ERROR });
+      return failsAtOnce(() => w.dnd.info({}));
+    });
+    assert.equal(err.code, ErrorCode.PlatformError);
+    assert.equal(err.data.error, "unknown_method");
+    assert.match(err.data.response_metadata.messages[0], /Pome's slack twin does not implement POST \/api\/dnd\.info/);
   }));
 });
