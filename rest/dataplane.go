@@ -44,7 +44,7 @@ func newDataPlane(s *Server) *dataPlane {
 }
 
 // twinRouter mounts every binding of every action of the twin, plus the
-// twin's alias prefixes; anything else is the loud 501.
+// twin's alias prefixes; anything else is the loud unsupported answer.
 func (d *dataPlane) twinRouter(tw *twins.Twin) *routeTable {
 	root := "/" + tw.Name + "/s/{pome_sid}"
 	t := newRouteTable(root, d.notImplemented(tw))
@@ -81,7 +81,7 @@ func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// be in a form field, and the tape keeps what was sent.
 	body, tooLarge, err := readBody(w, r, d.srv.cfg.MaxBodyBytes)
 	if err != nil {
-		opaque404(w)
+		refuse(w, tw, rest, extractToken(r, tw, nil))
 		return
 	}
 	token := extractToken(r, tw, body)
@@ -137,7 +137,7 @@ func (d *dataPlane) serveCall(w http.ResponseWriter, r *http.Request, tw *twins.
 		}
 		sb, role, err := authorize(r.Context(), sid, twinName, token)
 		if errors.Is(err, session.ErrDenied) {
-			opaque404(w)
+			refuse(w, tw, rest, token)
 			return
 		}
 		if err != nil {
@@ -226,7 +226,7 @@ func (d *dataPlane) serveAuthorized(w http.ResponseWriter, r *http.Request, tw *
 		return
 	}
 	if sb.State != session.StateReady {
-		opaque404(w)
+		refuse(w, tw, rest, token)
 		return
 	}
 	if rate.denied {
@@ -299,8 +299,16 @@ func (d *dataPlane) serveRoot(w http.ResponseWriter, r *http.Request) bool {
 			if !strings.HasPrefix(r.URL.Path, p) {
 				continue
 			}
-			sid, ok := session.SandboxIDInToken(tw.TokenPrefix, extractToken(r, tw, nil))
+			tok := extractToken(r, tw, nil)
+			sid, ok := session.SandboxIDInToken(tw.TokenPrefix, tok)
 			if !ok {
+				if tw.TokenPrefix != "" && strings.HasPrefix(tok, tw.TokenPrefix) {
+					// The vendor's credential, naming no sandbox: the
+					// twin's refusal, as for a sandbox that does not exist
+					// (Stripe's 401 rather than the control plane's).
+					refuse(w, tw, r.URL.Path, tok)
+					return true
+				}
 				continue
 			}
 			r2 := r.Clone(r.Context())
@@ -444,7 +452,9 @@ func etagMatches(header, etag string) bool {
 }
 
 // notImplemented is the loud answer for vendor paths the twin does not
-// cover: never a fake 200. The tape row keeps tool null.
+// cover: never a fake 200. It is a NotImplemented error carrying a
+// twins.Unsupported, which the twin renders in its vendor's envelope with a
+// status its SDKs take as final (SPEC §10); the tape row keeps tool null.
 func (d *dataPlane) notImplemented(tw *twins.Twin) http.Handler {
 	var supported []string
 	for _, a := range tw.Actions {
@@ -459,16 +469,22 @@ func (d *dataPlane) notImplemented(tw *twins.Twin) http.Handler {
 		if p != nil {
 			vendorPath = strings.TrimPrefix(r.URL.Path, "/"+tw.Name+"/s/"+p.Sandbox.ID)
 		}
-		writeJSON(w, http.StatusNotImplemented, map[string]any{
-			"ok":                false,
-			"error":             "not_implemented",
-			"message":           "Pome's " + tw.Name + " twin does not implement " + r.Method + " " + vendorPath + ". Nothing was changed. See supported for the surfaces it covers.",
-			"twin":              tw.Name,
-			"method":            r.Method,
-			"path":              vendorPath,
-			"supported":         supported,
-			"documentation_url": d.srv.Manager.TwinURLs(sidOf(p), tw.Name).OpenAPIURL,
-		})
+		u := &twins.Unsupported{
+			Unsupported: true, Twin: tw.Name, Method: r.Method, Path: vendorPath,
+			Message:          "Pome's " + tw.Name + " twin does not implement " + r.Method + " " + vendorPath + ". Nothing was changed. The surfaces it covers are listed under pome.supported in this answer and in its OpenAPI document.",
+			Supported:        supported,
+			DocumentationURL: d.srv.Manager.TwinURLs(sidOf(p), tw.Name).OpenAPIURL,
+		}
+		if tw.RESTError == nil {
+			writeJSON(w, http.StatusNotImplemented, map[string]any{
+				"ok": false, "error": "not_implemented", "message": u.Message, "twin": u.Twin,
+				"method": u.Method, "path": u.Path, "supported": u.Supported,
+				"documentation_url": u.DocumentationURL, twins.UnsupportedKey: u,
+			})
+			return
+		}
+		e := twins.Errorf(twins.NotImplemented, "", "%s", u.Message).With(twins.UnsupportedKey, u)
+		writeTwinError(w, tw, e)
 	})
 }
 

@@ -90,6 +90,9 @@ func notesTwin(strict bool) *twins.Twin {
 				status = http.StatusRequestEntityTooLarge
 			case twins.RateLimited:
 				status = http.StatusTooManyRequests
+			case twins.NotImplemented:
+				u, _ := twins.UnsupportedOf(e)
+				return http.StatusNotImplemented, map[string]any{"error": "not_implemented", "message": e.Message, "twin": u.Twin, "supported": u.Supported, "pome": u}
 			}
 			return status, map[string]any{"message": e.Message, "code": e.Vendor, "field": e.Field}
 		},

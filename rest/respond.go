@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/twins"
@@ -20,6 +21,25 @@ func opaque404(w http.ResponseWriter) {
 	h.Set("Content-Length", strconv.Itoa(len(opaque404Body)))
 	w.WriteHeader(http.StatusNotFound)
 	w.Write(opaque404Body)
+}
+
+// refuse answers a refused data-plane call: on a twin's vendor surface the
+// twin's own Refusal where it declares one (Slack's 200 invalid_auth,
+// Stripe's 401), the opaque 404 everywhere else (MCP, the _pome reads). The
+// answer depends on the twin named in the path, the surface and the
+// credential sent: what the caller chose, never what exists.
+func refuse(w http.ResponseWriter, tw *twins.Twin, rest, credential string) {
+	if tw == nil || tw.Refusal == nil || !vendorSurface(rest) {
+		opaque404(w)
+		return
+	}
+	writeTwinError(w, tw, tw.Refusal(credential))
+}
+
+// vendorSurface reports whether a path below a sandbox is the vendor's
+// REST surface rather than MCP, OpenAPI or a Pome read.
+func vendorSurface(rest string) bool {
+	return rest != "/mcp" && rest != "/openapi.json" && !strings.HasPrefix(rest, "/_pome/")
 }
 
 // writeJSON writes v with status.
@@ -58,6 +78,11 @@ func writeTwinError(w http.ResponseWriter, tw *twins.Twin, err error) {
 	status, body := twinErrorBody(tw, e)
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
+	}
+	if tw.ErrorHeaders != nil {
+		for k, v := range tw.ErrorHeaders(e) {
+			w.Header().Set(k, v)
+		}
 	}
 	writeJSON(w, status, body)
 }

@@ -55,7 +55,9 @@ func (p probe) send(t testing.TB, base, tok string) (int, http.Header, []byte) {
 // the agent_token the vendor and MCP surfaces only; a provider token its
 // own twin only; nothing opens another sandbox, a twin the sandbox does
 // not run, or the control plane; a team key opens only the control plane.
-// Every refusal is the one opaque 404, byte for byte, header for header.
+// Every refusal on a surface is that surface's one answer, byte for byte,
+// header for header: the opaque 404, or on a vendor surface whose SDK
+// would retry or hide it, the vendor's own refusal (SPEC §10).
 func TestTokenScopes(t *testing.T) {
 	s := startReal(t, rest.Config{}, nil)
 	sbs := []*session.Created{
@@ -79,10 +81,12 @@ func TestTokenScopes(t *testing.T) {
 	}
 	toks = append(toks, token{"team-key-a", s.KeyA, -1, "", ""}, token{"team-key-b", s.KeyB, -1, "", ""}, token{"none", "", -1, "", ""})
 
-	var opaque struct {
-		body   string
-		header http.Header
-	}
+	// Each twin's surface has one refusal: the opaque 404, except the
+	// vendor surfaces of Slack (200 invalid_auth), Gmail (Google's 401) and
+	// Stripe (Stripe's 401, which masks the key it was sent, so it is one
+	// answer per key).
+	refusals := map[string]answer{}
+	var opaque answer
 	checked := 0
 	for si, c := range sbs {
 		for _, twin := range all {
@@ -108,15 +112,32 @@ func TestTokenScopes(t *testing.T) {
 						}
 						continue
 					}
-					if st != 404 {
-						t.Errorf("sandbox %d %s %s with %s (of %d): %d %.200s, want the opaque 404", si, twin, p.surface, tok.name, tok.owner, st, b)
+					h.Del("Date")
+					got := answer{st, string(b), h}
+					key := twin + " " + p.surface
+					if twin == "stripe" && p.surface == "vendor" {
+						key += " " + tok.value
+					}
+					if !refusalShape(twin, p.surface, got) {
+						t.Errorf("sandbox %d %s %s with %s (of %d): %d %.200s %v, not %s's refusal", si, twin, p.surface, tok.name, tok.owner, st, b, h, twin)
 						continue
 					}
-					h.Del("Date")
-					if opaque.header == nil {
-						opaque.body, opaque.header = string(b), h
-					} else if string(b) != opaque.body || !sameHeader(h, opaque.header) {
-						t.Errorf("sandbox %d %s %s with %s: refusal differs: %s %v vs %s %v", si, twin, p.surface, tok.name, b, h, opaque.body, opaque.header)
+					if got.status == 404 {
+						key = "opaque"
+						if opaque.header == nil {
+							opaque = got
+						}
+					}
+					first, seen := refusals[key]
+					if !seen {
+						refusals[key] = got
+						// The same key on a sandbox that never existed.
+						st2, h2, b2 := p.send(t, s.URL+"/"+twin+"/s/ses_0000000000000000", tok.value)
+						h2.Del("Date")
+						first = answer{st2, string(b2), h2}
+					}
+					if got.status != first.status || got.body != first.body || !sameHeader(got.header, first.header) {
+						t.Errorf("sandbox %d %s %s with %s: refusal differs: %d %s %v vs %d %s %v", si, twin, p.surface, tok.name, st, b, h, first.status, first.body, first.header)
 					}
 				}
 			}
@@ -139,6 +160,24 @@ func TestTokenScopes(t *testing.T) {
 			t.Errorf("%s: %d %s %v", url, st, b, h)
 		}
 	}
+	// At the server root (Stripe's /v1/, Gmail's /gmail/v1/) a key in the
+	// vendor's shape that names no sandbox gets that vendor's refusal, the
+	// same as the key gets below a sandbox that does not exist.
+	for _, c := range []struct{ twin, path, key string }{
+		{"stripe", "/v1/customers", "sk_test_" + strings.Repeat("4", 40)},
+		{"stripe", "/v1/customers", "sk_test_short"},
+		{"gmail", "/gmail/v1/users/me/labels", "ya29." + strings.Repeat("q", 40)},
+		{"gmail", "/upload/gmail/v1/users/me/messages/send", "ya29.x"},
+	} {
+		st, h, b := doTB(t, "GET", s.URL+c.path, bearer(c.key), "")
+		h.Del("Date")
+		got := answer{st, string(b), h}
+		st2, h2, b2 := doTB(t, "GET", s.URL+"/"+c.twin+"/s/ses_0000000000000000"+c.path, bearer(c.key), "")
+		h2.Del("Date")
+		if !refusalShape(c.twin, "vendor", got) || st != st2 || string(b) != string(b2) || !sameHeader(h, h2) {
+			t.Errorf("root %s with %s: %d %s %v; below a missing sandbox %d %s %v", c.path, c.key, st, b, h, st2, b2, h2)
+		}
+	}
 	// Data-plane tokens never open the control plane.
 	for _, tok := range toks {
 		if tok.owner < 0 {
@@ -152,6 +191,28 @@ func TestTokenScopes(t *testing.T) {
 		}
 	}
 	t.Logf("%d token × twin × surface combinations checked", checked)
+}
+
+// answer is one HTTP answer, its Date header dropped.
+type answer struct {
+	status int
+	body   string
+	header http.Header
+}
+
+// refusalShape reports whether a refusal on a twin's surface has that
+// twin's shape (SPEC §10).
+func refusalShape(twin, surface string, a answer) bool {
+	switch {
+	case twin == "slack" && surface == "vendor":
+		return a.status == 200 && a.body == `{"ok":false,"error":"invalid_auth"}`+"\n"
+	case twin == "stripe" && surface == "vendor":
+		return a.status == 401 && a.header.Get("Stripe-Should-Retry") == "false" &&
+			strings.HasPrefix(a.body, `{"error":{"message":"`) && strings.Contains(a.body, `"type":"invalid_request_error"`)
+	case twin == "gmail" && surface == "vendor":
+		return a.status == 401 && strings.HasPrefix(a.body, `{"error":{"code":401,`) && strings.Contains(a.body, `"status":"UNAUTHENTICATED"`)
+	}
+	return a.status == 404 && a.body == `{"message":"No twin pod for this session."}`+"\n"
 }
 
 func sbsTwins(c *session.Created) []string {
@@ -222,30 +283,44 @@ func errTypeOf(b []byte) string {
 // TestRefusalTiming: every refusal takes about as long as every other —
 // a missing sandbox, a real sandbox with a wrong token, another sandbox's
 // token, a twin the sandbox does not run — so timing does not tell which
-// sandboxes exist. Medians of many samples are compared within a factor
-// (a timing class), not to an exact bound.
+// sandboxes exist. It covers each vendor's refusal (the opaque 404 and the
+// vendor-shaped ones), every class with the answer its vendor gives. Medians
+// of many samples are compared within a factor (a timing class), not to an
+// exact bound.
 func TestRefusalTiming(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing samples")
 	}
 	s := startReal(t, rest.Config{}, nil)
-	a := s.create(t, s.KeyA, "github")
-	b := s.create(t, s.KeyA, "github")
-	kinds := map[string]struct{ url, tok string }{
-		"unknown sandbox":       {s.URL + "/github/s/ses_0000000000000000/repos/acme/api/issues/1", a.AuthToken},
-		"wrong token":           {a.PerTwin["github"].APIURL + "/repos/acme/api/issues/1", "pst_" + strings.Repeat("x", 40)},
-		"other sandbox's token": {a.PerTwin["github"].APIURL + "/repos/acme/api/issues/1", b.AuthToken},
-		"twin not in sandbox":   {s.URL + "/slack/s/" + a.SessionID + "/api/auth.test", a.AuthToken},
-		"no token":              {a.PerTwin["github"].APIURL + "/repos/acme/api/issues/1", ""},
+	type kind struct {
+		url, tok string
+		status   int
 	}
-	const samples = 300
+	kinds := map[string]kind{}
+	// other runs no twin of the ones probed, so a twin path below it is
+	// "twin not in sandbox".
+	other := s.create(t, s.KeyA, "github")
+	for _, twin := range []string{"github", "slack", "stripe", "gmail"} {
+		a := s.create(t, s.KeyA, twin)
+		b := s.create(t, s.KeyA, twin)
+		p := vendorRead[twin]
+		status := map[string]int{"github": 404, "slack": 200, "stripe": 401, "gmail": 401}[twin]
+		kinds[twin+": unknown sandbox"] = kind{s.URL + "/" + twin + "/s/ses_0000000000000000" + p.path, a.AuthToken, status}
+		kinds[twin+": wrong token"] = kind{a.PerTwin[twin].APIURL + p.path, "pst_" + strings.Repeat("x", 40), status}
+		kinds[twin+": other sandbox's token"] = kind{a.PerTwin[twin].APIURL + p.path, b.AuthToken, status}
+		kinds[twin+": no token"] = kind{a.PerTwin[twin].APIURL + p.path, "", status}
+		if twin != "github" {
+			kinds[twin+": twin not in sandbox"] = kind{s.URL + "/" + twin + "/s/" + other.SessionID + p.path, other.AuthToken, status}
+		}
+	}
+	const samples = 200
 	medians := map[string]time.Duration{}
 	timings := map[string][]time.Duration{}
 	client := &http.Client{}
 	for round := 0; round < samples; round++ {
 		// Interleave kinds so that drift in machine load hits all alike.
 		for name, k := range kinds {
-			req, _ := http.NewRequest("GET", k.url, nil)
+			req, _ := http.NewRequest(vendorRead[name[:strings.IndexByte(name, ':')]].method, k.url, nil)
 			if k.tok != "" {
 				req.Header.Set("Authorization", "Bearer "+k.tok)
 			}
@@ -262,8 +337,8 @@ func TestRefusalTiming(t *testing.T) {
 			}
 			resp.Body.Close()
 			d := time.Since(start)
-			if resp.StatusCode != 404 {
-				t.Fatalf("%s: %d", name, resp.StatusCode)
+			if resp.StatusCode != k.status {
+				t.Fatalf("%s: %d, want %d", name, resp.StatusCode, k.status)
 			}
 			timings[name] = append(timings[name], d)
 		}

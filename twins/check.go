@@ -1,6 +1,7 @@
 package twins
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -303,9 +304,9 @@ func ToolNeverCalledCheck(twin, id, template string) *Check {
 func NoUnsupportedEndpointCheck(twin, id, template string) *Check {
 	return &Check{
 		ID: id, Template: template, Substrate: SubstrateTape, Polarity: Negative,
-		Description: "No call hit a vendor path the twin does not implement (answered 501).",
+		Description: "No call hit a vendor path the twin does not implement (answered in the vendor's envelope with Pome's explanation, tool null).",
 		Eval: func(in *Input, args map[string]string) (Result, error) {
-			seqs := rowsWhere(in.Tape, func(r *tape.Row) bool { return r.Status == 501 })
+			seqs := rowsWhere(in.Tape, unsupportedRow)
 			if len(seqs) > 0 {
 				return Fail(fmt.Sprintf("%d call(s) to unsupported endpoints", len(seqs)), Evidence{TapeSeqs: seqs}), nil
 			}
@@ -323,4 +324,23 @@ func rowsWhere(rows []tape.Row, f func(*tape.Row) bool) []int64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// unsupportedRow reports whether a row is a call to a vendor path the twin
+// does not cover: tool null, and the answer carries Pome's explanation
+// (each vendor's envelope has its own status for it); tapes written before
+// that answered 501.
+func unsupportedRow(r *tape.Row) bool {
+	if r.Tool != nil {
+		return false
+	}
+	if r.Status == 501 {
+		return true
+	}
+	var body struct {
+		Pome struct {
+			Unsupported bool `json:"unsupported"`
+		} `json:"pome"`
+	}
+	return json.Unmarshal(r.Response.Body, &body) == nil && body.Pome.Unsupported
 }

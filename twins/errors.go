@@ -75,3 +75,25 @@ func AsError(err error) *Error {
 	}
 	return &Error{Code: Internal, Message: err.Error()}
 }
+
+// UnsupportedKey is the Details key (and the top-level body key) under
+// which an unsupported call's explanation rides: a NotImplemented error's
+// *Unsupported, rendered by each twin inside its own envelope.
+const UnsupportedKey = "pome"
+
+// Unsupported explains a call to a vendor path the twin does not cover.
+type Unsupported struct {
+	Unsupported      bool     `json:"unsupported"`
+	Twin             string   `json:"twin"`
+	Method           string   `json:"method"`
+	Path             string   `json:"path"`
+	Message          string   `json:"message"`
+	Supported        []string `json:"supported"`
+	DocumentationURL string   `json:"documentation_url,omitempty"`
+}
+
+// UnsupportedOf returns the explanation a NotImplemented error carries.
+func UnsupportedOf(e *Error) (*Unsupported, bool) {
+	u, ok := e.Details[UnsupportedKey].(*Unsupported)
+	return u, ok
+}

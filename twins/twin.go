@@ -31,6 +31,16 @@ type Twin struct {
 
 	// RESTError renders an error as the vendor's status and body.
 	RESTError func(e *Error) (status int, body any)
+	// ErrorHeaders, when set, adds the vendor's headers to an error answer
+	// (Stripe's Stripe-Should-Retry: false on answers that are final).
+	ErrorHeaders func(e *Error) map[string]string
+	// Refusal, when set, is the error every data-plane refusal on the twin's
+	// vendor surface answers, rendered by RESTError in place of the opaque
+	// 404 (SPEC §10): for SDKs that retry any non-2xx answer (Slack's) or
+	// take a body without their envelope for a success (stripe-node). It
+	// sees only the credential the caller sent, never the sandbox, so every
+	// refusal class answers alike.
+	Refusal func(credential string) *Error
 	// TokenPrefix is the shape of the vendor credential ("ghp_", "xoxb-").
 	TokenPrefix string
 	// TokenInBody: the vendor accepts the token as a "token" form/query field.

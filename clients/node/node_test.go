@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,10 +50,17 @@ func TestNodeClients(t *testing.T) {
 		MCPURL     string `json:"mcp_url"`
 		AgentToken string `json:"agent_token"`
 		Tools      int    `json:"tools"`
+		// The vendor SDKs' side: the twin's REST URL and the provider
+		// credential sandbox create prints for it.
+		APIURL string `json:"api_url"`
+		Token  string `json:"token"`
 	}
 	doc := struct {
+		// Root is the server's root URL, where Stripe's /v1/ and Gmail's
+		// /gmail/v1/ are served for SDKs that take no base path.
+		Root  string             `json:"root"`
 		Twins map[string]twinEnv `json:"twins"`
-	}{Twins: map[string]twinEnv{}}
+	}{Root: env.HTTP.URL, Twins: map[string]twinEnv{}}
 	for _, name := range names {
 		var created session.Created
 		if st := env.Control(t, http.MethodPost, "/v1/sandboxes", map[string]any{"twins": []string{name}}, &created); st != http.StatusCreated {
@@ -66,14 +74,21 @@ func TestNodeClients(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: tools/list with the Go SDK: %v", name, err)
 		}
-		doc.Twins[name] = twinEnv{MCPURL: url, AgentToken: created.AgentToken, Tools: len(res.Tools)}
+		doc.Twins[name] = twinEnv{MCPURL: url, AgentToken: created.AgentToken, Tools: len(res.Tools),
+			APIURL: created.PerTwin[name].APIURL, Token: created.ProviderCredentials[name].Token}
 	}
 	raw, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec")
+	// POME_NODE_FILES, when set, names the test files to run (all by
+	// default), for working on one suite.
+	// --test-force-exit: a file whose tests are done exits even if an SDK
+	// still retries in the background (a failed fail-fast test), so a
+	// regression fails in seconds rather than at suiteTimeout.
+	args := append([]string{"--test", "--test-force-exit", "--test-reporter=spec"}, strings.Fields(os.Getenv("POME_NODE_FILES"))...)
+	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Env = append(os.Environ(), "POME_NODE_ENV="+string(raw), "NO_COLOR=1")
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {

@@ -1,7 +1,7 @@
 // Package github is the GitHub twin: a stateful imitation of GitHub's REST
 // API (the paths go-github and octokit call) and of github/github-mcp-server's
 // tools, served from one list of actions (Actions). REST paths the twin
-// does not bind answer the transport's loud 501.
+// does not bind answer GitHub's 404 with Pome's explanation (RESTError).
 //
 // # World
 //

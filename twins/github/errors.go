@@ -16,6 +16,8 @@ type APIError struct {
 	Errors           []APIErrorEntry `json:"errors,omitempty"`
 	DocumentationURL string          `json:"documentation_url"`
 	Status           string          `json:"status"`
+	// Pome explains a path the twin does not cover.
+	Pome *twins.Unsupported `json:"pome,omitempty"`
 }
 
 // APIErrorEntry is one item of a 422's errors list.
@@ -81,7 +83,10 @@ func RESTError(e *twins.Error) (int, any) {
 	case twins.TooLarge:
 		status, body.Message = http.StatusRequestEntityTooLarge, "Request body too large"
 	case twins.NotImplemented:
-		status, body.Message = http.StatusNotImplemented, e.Message
+		// GitHub answers a path it does not know with 404, which no
+		// client retries (@octokit/plugin-retry retries a 501).
+		status, body.Message = http.StatusNotFound, "Not Found. "+e.Message
+		body.Pome, _ = twins.UnsupportedOf(e)
 	default:
 		body.Message = "Server Error"
 	}

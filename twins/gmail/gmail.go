@@ -125,10 +125,13 @@ func New() *twins.Twin {
 		TokenPrefix:         "ya29.",
 		SeedExample:         SeedExample,
 		SeedExampleOriginal: SeedExampleOriginal,
-		// Google's client resolves media uploads ("/upload/gmail/v1/…")
-		// against the host root, dropping the endpoint's path; the
-		// credential names the sandbox there.
-		RootPaths: []string{"/upload/gmail/v1/"},
+		Refusal:             refusal,
+		// googleapis resolves every path against its rootUrl with
+		// new URL(path, rootUrl), dropping any path of its own, and
+		// media uploads ("/upload/gmail/v1/…") the same way: both are
+		// served at the server root, where the credential names the
+		// sandbox.
+		RootPaths: []string{"/gmail/v1/", "/upload/gmail/v1/"},
 	}
 	return t.Finish()
 }
@@ -156,6 +159,14 @@ func Actions() []twins.Action {
 	})
 }
 
+// refusal is Google's answer to a credential it does not accept, for every
+// data-plane refusal on the REST surface: 401 UNAUTHENTICATED, which
+// neither googleapis nor the Go client retries (an access token without a
+// refresh token is not refreshed).
+func refusal(string) *twins.Error {
+	return twins.Errorf(twins.Unauthorized, "authError", "")
+}
+
 // RESTError renders an error as Google does: status, google.rpc status name
 // and a reason in errors[].
 func RESTError(e *twins.Error) (int, any) {
@@ -180,7 +191,9 @@ func RESTError(e *twins.Error) (int, any) {
 	case twins.TooLarge:
 		status, name, reason = http.StatusRequestEntityTooLarge, "OUT_OF_RANGE", "uploadTooLarge"
 	case twins.NotImplemented:
-		status, name, reason = http.StatusNotImplemented, "UNIMPLEMENTED", "notImplemented"
+		// Google answers a method it does not know with 404 NOT_FOUND,
+		// which its clients do not retry (gaxios retries a 501).
+		status, name, reason = http.StatusNotFound, "NOT_FOUND", "notFound"
 	}
 	// Our own errors carry Google's reason; the transport's carry snake_case
 	// codes of their own, which Google spells differently.
@@ -202,10 +215,14 @@ func RESTError(e *twins.Error) (int, any) {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	return status, map[string]any{"error": map[string]any{
+	body := map[string]any{"error": map[string]any{
 		"code":    status,
 		"message": msg,
 		"errors":  []map[string]any{{"message": msg, "domain": "global", "reason": reason}},
 		"status":  name,
 	}}
+	if u, ok := twins.UnsupportedOf(e); ok {
+		body[twins.UnsupportedKey] = u
+	}
+	return status, body
 }

@@ -33,6 +33,7 @@ func New() *twins.Twin {
 		SeedExample:         SeedExample,
 		SeedExampleOriginal: SeedExampleOriginal,
 		RESTError:           restError,
+		Refusal:             refusal,
 		TokenPrefix:         "xoxb-",
 		// Slack SDKs may send the token as a "token" form or query field.
 		TokenInBody: true,
@@ -74,6 +75,9 @@ type errorBody struct {
 	Needed           string         `json:"needed,omitempty"`
 	Provided         string         `json:"provided,omitempty"`
 	ResponseMetadata *errorMetadata `json:"response_metadata,omitempty"`
+	// Pome explains an unknown_method in full (the supported surfaces);
+	// Slack has no field for that.
+	Pome *twins.Unsupported `json:"pome,omitempty"`
 }
 
 type errorMetadata struct {
@@ -93,7 +97,13 @@ func restError(e *twins.Error) (int, any) {
 	case twins.TooLarge:
 		status, body.Error = http.StatusRequestEntityTooLarge, "request_too_large"
 	case twins.NotImplemented:
-		status, body.Error = http.StatusNotImplemented, "unknown_method"
+		// As slack.com answers a method it does not know: HTTP 200, so
+		// that SDKs which retry every other status stop at once.
+		// Slack's own place for an explanation is
+		// response_metadata.messages, which the SDKs keep on the error.
+		body.Error = "unknown_method"
+		body.Pome, _ = twins.UnsupportedOf(e)
+		body.ResponseMetadata = &errorMetadata{Messages: []string{"[ERROR] " + e.Message}}
 	case twins.Unauthorized:
 		if body.Error == "" {
 			body.Error = "invalid_auth"
@@ -119,6 +129,13 @@ func restError(e *twins.Error) (int, any) {
 		body.Provided = v
 	}
 	return status, body
+}
+
+// refusal is what slack.com answers a bad token, for every data-plane
+// refusal: HTTP 200 invalid_auth. @slack/web-api retries any other status
+// for about half an hour by default.
+func refusal(string) *twins.Error {
+	return twins.Errorf(twins.Unauthorized, "invalid_auth", "invalid_auth")
 }
 
 // Slack's application errors, each built in one place so the message an

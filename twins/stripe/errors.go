@@ -54,6 +54,9 @@ func restError(e *twins.Error) (int, any) {
 	if st, ok := e.Details[faultStatusKey].(int); ok {
 		return st, e.Details[faultBodyKey]
 	}
+	if u, ok := twins.UnsupportedOf(e); ok {
+		return unrecognizedURL(u)
+	}
 	status := http.StatusBadRequest
 	typ := typeInvalidRequest
 	code := e.Vendor
@@ -78,9 +81,6 @@ func restError(e *twins.Error) (int, any) {
 		}
 	case twins.TooLarge:
 		status = http.StatusRequestEntityTooLarge
-	case twins.NotImplemented:
-		status = http.StatusNotImplemented
-		typ = typeAPI
 	case twins.Internal:
 		status = http.StatusInternalServerError
 		typ = typeAPI
@@ -120,4 +120,49 @@ func restError(e *twins.Error) (int, any) {
 		}
 	}
 	return status, map[string]any{"error": body}
+}
+
+// unrecognizedURL is Stripe's 404 for a path it does not know, with Pome's
+// explanation beside the envelope (stripe-node reads only "error").
+func unrecognizedURL(u *twins.Unsupported) (int, any) {
+	msg := fmt.Sprintf("Unrecognized request URL (%s: %s). Pome's Stripe twin does not implement it; nothing was changed. It supports: %s.",
+		u.Method, u.Path, strings.Join(u.Supported, ", "))
+	return http.StatusNotFound, map[string]any{
+		"error":              map[string]any{"type": typeInvalidRequest, "message": msg},
+		twins.UnsupportedKey: u,
+	}
+}
+
+// errorHeaders tells Stripe's SDKs not to retry answers that are final: a
+// refusal and an unsupported path.
+func errorHeaders(e *twins.Error) map[string]string {
+	if e.Code == twins.Unauthorized || e.Code == twins.NotImplemented {
+		return map[string]string{"Stripe-Should-Retry": "false"}
+	}
+	return nil
+}
+
+// refusal is Stripe's answer to a key it does not know, for every
+// data-plane refusal: the same for a key naming no sandbox, an unknown or
+// expired one, or the wrong key of a real one.
+func refusal(key string) *twins.Error {
+	if key == "" {
+		return twins.Errorf(twins.Unauthorized, "", "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').")
+	}
+	return twins.Errorf(twins.Unauthorized, "", "Invalid API Key provided: %s", maskKey(key))
+}
+
+// maskKey shows a key as Stripe does: its mode prefix and last four
+// characters, the rest as asterisks.
+func maskKey(key string) string {
+	keep := 0
+	for _, p := range []string{"sk_test_", "sk_live_", "rk_test_", "rk_live_", "pk_test_", "pk_live_"} {
+		if strings.HasPrefix(key, p) {
+			keep = len(p)
+		}
+	}
+	if len(key) <= keep+4 {
+		return key[:keep] + strings.Repeat("*", len(key)-keep)
+	}
+	return key[:keep] + strings.Repeat("*", len(key)-keep-4) + key[len(key)-4:]
 }

@@ -148,6 +148,8 @@ func New() *twins.Twin {
 		DecodeWorld:         decode,
 		CopyWorld:           twins.WorldCopier[World](nil),
 		RESTError:           restError,
+		ErrorHeaders:        errorHeaders,
+		Refusal:             refusal,
 		TokenPrefix:         "sk_test_",
 		SeedExample:         SeedExample,
 		SeedExampleOriginal: SeedExampleOriginal,

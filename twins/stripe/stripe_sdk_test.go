@@ -520,10 +520,10 @@ func TestRESTWireDetails(t *testing.T) {
 	if status != 200 || !strings.Contains(string(body), `"email":"alice@example.com"`) {
 		t.Fatalf("expand in a query: %d %s", status, body)
 	}
-	// Unknown routes answer 501 and are taped as unsupported.
-	status, _ = env.Do(t, "GET", "/v1/subscriptions", "", nil)
-	if status != 501 {
-		t.Errorf("unsupported path: %d", status)
+	// Unknown routes answer Stripe's 404 and are taped as unsupported.
+	status, body = env.Do(t, "GET", "/v1/subscriptions", "", nil)
+	if status != 404 || !strings.Contains(string(body), `"message":"Unrecognized request URL (GET: /v1/subscriptions).`) {
+		t.Errorf("unsupported path: %d %s", status, body)
 	}
 	tw := stripe.New()
 	chk, _ := tw.Check("stripe.no-unsupported-endpoint")
