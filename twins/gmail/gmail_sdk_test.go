@@ -296,6 +296,10 @@ func TestSDKListSearchAndPagination(t *testing.T) {
 		"before:2026/11/02":                1,
 		"subject:receipt OR subject:lunch": 4,
 		"{from:bob subject:\"receipt 1\"}": 2,
+		"subject:(2 receipt)":              1,
+		"subject:{lunch 3}":                2,
+		"-subject:(receipt 2)":             3,
+		"subject:(receipt OR lunch)":       4,
 		"newer_than:1d":                    0,
 		"older_than:1d":                    4,
 	}

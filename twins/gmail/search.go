@@ -128,6 +128,9 @@ func parseTerm(tok string, q *query) (term, error) {
 		switch op {
 		case "from", "to", "cc", "bcc", "subject", "label", "is", "in", "has", "filename",
 			"after", "before", "older", "newer", "newer_than", "older_than", "rfc822msgid", "list", "deliveredto", "category":
+			if v := tok[i+1:]; len(v) >= 2 && (v[0] == '(' && v[len(v)-1] == ')' || v[0] == '{' && v[len(v)-1] == '}') {
+				return parseOpGroup(op, v, t.neg, q)
+			}
 			t.op = op
 			t.value = strings.ToLower(strings.Trim(tok[i+1:], `"`))
 			if (op == "in" && (t.value == "trash" || t.value == "spam" || t.value == "anywhere")) ||
@@ -149,6 +152,35 @@ func parseTerm(tok string, q *query) (term, error) {
 	}
 	t.value = strings.ToLower(strings.Trim(tok, `"`))
 	return t, nil
+}
+
+// parseOpGroup reads an operator applied to a group, as Gmail does:
+// subject:(dinner movie) needs both words in the subject, subject:{a b}
+// either, and an OR inside the parentheses makes it either too.
+func parseOpGroup(op, v string, neg bool, q *query) (term, error) {
+	g := term{op: "and", neg: neg}
+	if v[0] == '{' {
+		g.op = "or"
+	}
+	for _, w := range tokenize(v[1 : len(v)-1]) {
+		switch w {
+		case "AND":
+			continue
+		case "OR", "|":
+			g.op = "or"
+			continue
+		}
+		sign := ""
+		if strings.HasPrefix(w, "-") && len(w) > 1 {
+			sign, w = "-", w[1:]
+		}
+		sub, err := parseTerm(sign+op+":"+w, q)
+		if err != nil {
+			return g, err
+		}
+		g.alts = append(g.alts, sub)
+	}
+	return g, nil
 }
 
 // pst is the zone Gmail reads search dates in.
