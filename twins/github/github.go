@@ -32,7 +32,13 @@ func New() *twins.Twin {
 		TokenPrefix: "ghp_",
 		// go-github's WithEnterpriseURLs (and GitHub Enterprise Server
 		// clients generally) put the REST API under /api/v3.
-		AliasPrefixes:   map[string]string{"/": "/api/v3/"},
+		AliasPrefixes: map[string]string{"/": "/api/v3/"},
+		// GitHub Enterprise clients that keep only the scheme and host of
+		// their configured host (github-mcp-server's GITHUB_HOST, gh,
+		// octokit's GHES presets) send REST, GraphQL and uploads from the
+		// server root; the ghp_ token names the sandbox, as Stripe's
+		// sk_test_ key does for its root /v1/.
+		RootPaths:       []string{"/api/v3/", "/api/graphql", "/api/uploads/"},
 		RequestIDHeader: "X-GitHub-Request-Id",
 		ResponseHeaders: rateLimitHeaders,
 		// Every GET answers with an ETag, and If-None-Match gets 304.
