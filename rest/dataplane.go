@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -385,6 +386,7 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		// an output may point into it.
 		var headers map[string]string
 		var enc []byte
+		var raw *twins.Raw
 		status := b.SuccessStatus()
 		_, err = d.srv.Manager.Invoke(ctx, p.Sandbox, tw, a, in, func(out any) error {
 			if b.Headers != nil {
@@ -399,6 +401,10 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			body := out
 			if b.Shape != nil {
 				body = b.Shape(in, out)
+			}
+			if r, ok := body.(twins.Raw); ok {
+				raw = &r
+				return nil
 			}
 			var err error
 			enc, err = json.Marshal(body)
@@ -416,6 +422,13 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		}
 		if status == http.StatusNoContent {
 			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if raw != nil {
+			w.Header().Set("Content-Type", raw.ContentType)
+			w.Header().Set("Content-Length", strconv.Itoa(len(raw.Body)))
+			w.WriteHeader(status)
+			io.WriteString(w, raw.Body)
 			return
 		}
 		if tw.ETags && r.Method == http.MethodGet {

@@ -77,20 +77,22 @@ func Actions() []twins.Action {
 		getIssueComment, updateIssueComment, deleteIssueComment,
 		lockIssue, unlockIssue, listIssueEvents, listIssueTimeline,
 		listMilestones, getMilestone, createMilestone,
+		subIssueWrite, listIssueTypes, listIssueFields,
 		// Repository labels.
 		listLabel, getLabel, labelWrite,
 		// Repositories and users.
 		getRepository, listRepositories, createRepository, forkRepository,
 		listRepositoryCollaborators, checkCollaborator, addCollaborator,
-		getMe, getUser,
+		getMe, getUser, getTeams, getTeamMembers,
 		// Contents, branches, refs and history.
 		getFileContents, createOrUpdateFile, deleteFile, pushFiles,
 		listBranches, getBranch, createBranch, getGitRef, updateGitRef, deleteBranch,
-		listCommits, getCommit,
+		listCommits, getCommit, compareCommits,
+		getGitCommit, createGitCommit, getRepositoryTree, createGitTree, getGitBlob, createGitBlob,
 		listTags, getTag, listReleases, getLatestRelease, getReleaseByTag, createRelease,
 		// Pull requests and reviews.
 		listPullRequests, pullRequestRead, createPullRequest, updatePullRequest, mergePullRequest,
-		pullRequestReviewWrite, addPullRequestReviewComment,
+		updatePullRequestBranch, pullRequestReviewWrite, addPullRequestReviewComment,
 		requestReviewers, removeRequestedReviewers, listRequestedReviewers,
 		// Statuses and checks.
 		createCommitStatus, getCombinedStatus, listCommitStatuses, createCheckRun, listCheckRuns,

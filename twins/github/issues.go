@@ -53,10 +53,17 @@ var issueRead = twins.New(twins.Spec{
 	case "get_labels":
 		return newList(ctx, v.labels(r, is.Labels), in.Paging, base+"/labels", nil), nil
 	case "get_sub_issues":
-		// The twin models no issue hierarchy: every issue has no sub-issues.
-		return newList(ctx, []APIIssue{}, in.Paging, base+"/sub_issues", nil), nil
+		items := []APIIssue{}
+		for _, s := range w.subIssues(is) {
+			items = append(items, v.issue(s.repo, s.issue))
+		}
+		return newList(ctx, items, in.Paging, base+"/sub_issues", nil), nil
 	case "get_parent":
-		return nil, notFound("issue #%d has no parent issue", is.Number)
+		pr, parent := w.parentOf(is)
+		if parent == nil {
+			return nil, notFound("issue #%d has no parent issue", is.Number)
+		}
+		return v.issue(pr, parent), nil
 	}
 	return nil, invalid("Issue", "method", "invalid", "unknown method %q: use get, get_comments, get_labels, get_sub_issues or get_parent", in.Method)
 })

@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	gh "github.com/google/go-github/v84/github"
 
 	"github.com/pomehq/pome/rest/resttest"
+	"github.com/pomehq/pome/tape"
 	"github.com/pomehq/pome/twins/github"
 )
 
@@ -45,7 +47,7 @@ func TestRootEnterpriseHost(t *testing.T) {
 		t.Fatalf("comment at the root: %v %+v", err, cm)
 	}
 	// The comment landed in this sandbox, and its rows carry the tools.
-	rows := env.Tape(t)
+	rows := waitRows(t, env, 2)
 	if len(rows) != 2 || rows[0].Tool == nil || *rows[0].Tool != "issue_read" || rows[1].Tool == nil || *rows[1].Tool != "add_issue_comment" {
 		t.Fatalf("tape: %+v", rows)
 	}
@@ -81,8 +83,19 @@ func TestRootEnterpriseHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	rows = env.Tape(t)
+	rows = waitRows(t, env, 3)
 	if res.StatusCode != http.StatusNotImplemented || len(rows) != 3 || rows[2].Tool != nil {
 		t.Errorf("uploads: %d, %+v", res.StatusCode, rows[len(rows)-1])
 	}
+}
+
+// waitRows reads the tape until it has n rows (an answer may leave before
+// its row is written) or a deadline passes.
+func waitRows(t *testing.T, env *resttest.Env, n int) []tape.Row {
+	t.Helper()
+	rows := env.Tape(t)
+	for deadline := time.Now().Add(2 * time.Second); len(rows) < n && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		rows = env.Tape(t)
+	}
+	return rows
 }

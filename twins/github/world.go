@@ -51,6 +51,29 @@ type Org struct {
 	Description string    `json:"description,omitempty"`
 	Members     []string  `json:"members"`
 	CreatedAt   time.Time `json:"created_at"`
+	// Teams and IssueTypes are the organization's teams and issue types
+	// (see orgs.go).
+	Teams      []*Team      `json:"teams,omitempty"`
+	IssueTypes []*IssueType `json:"issue_types,omitempty"`
+}
+
+// Team is an organization's team.
+type Team struct {
+	ID          int64    `json:"id"`
+	Slug        string   `json:"slug"`
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Members     []string `json:"members"`
+}
+
+// IssueType is an organization's issue type (Task, Bug, Feature, …).
+type IssueType struct {
+	ID          int64     `json:"id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	Color       string    `json:"color,omitempty"`
+	Enabled     bool      `json:"enabled"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
 // Repo is one repository with everything that lives in it. Issues and pull
@@ -82,6 +105,10 @@ type Repo struct {
 	CheckRuns []*CheckRun       `json:"check_runs"`
 	Tags      []*Tag            `json:"tags"`
 	Releases  []*Release        `json:"releases"`
+	// Trees holds trees made with POST …/git/trees that no commit points
+	// at yet, by tree sha (path → blob sha, as Commit.Tree); a commit made
+	// of one takes it over (see gitdata.go).
+	Trees map[string]map[string]string `json:"trees,omitempty"`
 
 	// Indexes, not part of the state document. The twin's decoder, the
 	// seed and emptyRepo build them (indexIssues); the write paths that add
@@ -145,6 +172,9 @@ type Issue struct {
 	ClosedAt    *time.Time `json:"closed_at,omitempty"`
 	ClosedBy    string     `json:"closed_by,omitempty"`
 	Pull        *Pull      `json:"pull,omitempty"`
+	// SubIssues are the ids of this issue's sub-issues, in priority order
+	// (they may live in other repositories, as on GitHub).
+	SubIssues []int64 `json:"sub_issues,omitempty"`
 }
 
 // Comment is an issue (or pull request conversation) comment.
