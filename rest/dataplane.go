@@ -13,6 +13,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,7 +50,11 @@ func newDataPlane(s *Server) *dataPlane {
 func (d *dataPlane) twinRouter(tw *twins.Twin) *routeTable {
 	root := "/" + tw.Name + "/s/{pome_sid}"
 	t := newRouteTable(root, d.notImplemented(tw))
-	for _, a := range tw.Actions {
+	actions := tw.Actions
+	if tw.GraphQL != nil {
+		actions = append(slices.Clip(actions), tw.GraphQL)
+	}
+	for _, a := range actions {
 		for _, b := range a.Spec().Bindings {
 			h := d.bindingHandler(tw, a, b)
 			t.add(b.Method, root+b.Path, h)

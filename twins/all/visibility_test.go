@@ -212,7 +212,8 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 				"unlock_issue":                    {"issue_number": 3},
 				"label_write":                     {"method": "create", "name": "fresh", "color": "ffffff"},
 				"remove_issue_label":              {"name": "triage"},
-				"pull_request_review_write":       {"method": "create", "event": "COMMENT", "body": "b"},
+				"pull_request_review_write":       {"method": "submit_pending", "event": "COMMENT", "body": "b"},
+				"add_comment_to_pending_review":   {"path": "plan.md", "subjectType": "FILE"},
 				"add_pull_request_review_comment": {"path": "plan.md", "line": 1},
 				"request_pull_request_reviewers":  {"reviewers": []string{"dave"}},
 				"create_or_update_file":           {"path": "new.md"},
@@ -234,6 +235,11 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 			is["events"] = []any{map[string]any{"id": 999, "event": "labeled", "actor": "carol", "label": "triage", "created_at": "2026-01-05T09:00:00Z"}}
 			r := repoOf(st).(map[string]any)
 			r["trees"] = map[string]any{"pending-tree": map[string]any{"NOTES.md": firstKey(r["blobs"])}}
+			// The authenticated user's pending review, which
+			// add_comment_to_pending_review needs.
+			pull := at(r, "issues", "[number=2]", "pull").(map[string]any)
+			pull["reviews"] = append(pull["reviews"].([]any), map[string]any{"id": 998, "user": "pome-agent", "state": "PENDING",
+				"body": "", "commit_id": at(r, "branches", "[name=feature]", "sha"), "submitted_at": "2026-01-05T09:00:00Z"})
 		},
 		Canaries: []string{secret, "X9DETAIL"},
 		Part:     func(st map[string]any) any { return repoOf(st) },

@@ -32,7 +32,9 @@ func New() *twins.Twin {
 		TokenPrefix: "ghp_",
 		// go-github's WithEnterpriseURLs (and GitHub Enterprise Server
 		// clients generally) put the REST API under /api/v3.
-		AliasPrefixes: map[string]string{"/": "/api/v3/"},
+		// GitHub Enterprise serves GraphQL at /api/graphql.
+		AliasPrefixes: map[string]string{"/": "/api/v3/", "/graphql": "/api/graphql"},
+		GraphQL:       graphqlAction,
 		// GitHub Enterprise clients that keep only the scheme and host of
 		// their configured host (github-mcp-server's GITHUB_HOST, gh,
 		// octokit's GHES presets) send REST, GraphQL and uploads from the
@@ -92,7 +94,7 @@ func Actions() []twins.Action {
 		listTags, getTag, listReleases, getLatestRelease, getReleaseByTag, createRelease,
 		// Pull requests and reviews.
 		listPullRequests, pullRequestRead, createPullRequest, updatePullRequest, mergePullRequest,
-		updatePullRequestBranch, pullRequestReviewWrite, addPullRequestReviewComment,
+		updatePullRequestBranch, pullRequestReviewWrite, addCommentToPendingReview, addPullRequestReviewComment,
 		requestReviewers, removeRequestedReviewers, listRequestedReviewers,
 		// Statuses and checks.
 		createCommitStatus, getCombinedStatus, listCommitStatuses, createCheckRun, listCheckRuns,

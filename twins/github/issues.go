@@ -543,11 +543,15 @@ func setIssueAssignees(w *World, is *Issue, logins []string, now time.Time) bool
 	return changed
 }
 
-// AddIssueCommentIn is add_issue_comment's input.
+// AddIssueCommentIn is add_issue_comment's input: a comment, or, as
+// github-mcp-server has it, a reaction to the issue or to one of its
+// comments.
 type AddIssueCommentIn struct {
 	RepoRef
-	IssueNumber int    `json:"issue_number" jsonschema:"Issue or pull request number to comment on"`
-	Body        string `json:"body,omitempty" jsonschema:"Comment content"`
+	IssueNumber int    `json:"issue_number" jsonschema:"Issue or pull request number to comment on or react to."`
+	Body        string `json:"body,omitempty" jsonschema:"Comment content. Required unless reaction is provided."`
+	Reaction    string `json:"reaction,omitempty" jsonschema:"Emoji reaction to add (+1, -1, laugh, confused, heart, hooray, rocket or eyes). Required unless body is provided."`
+	CommentID   int64  `json:"comment_id,omitempty" jsonschema:"The numeric ID of the issue or pull request comment to react to; omit it to react to the issue or pull request itself. Cannot be combined with body."`
 }
 
 var addIssueComment = twins.New(twins.Spec{
@@ -557,8 +561,16 @@ var addIssueComment = twins.New(twins.Spec{
 	Effect:      twins.Write,
 	Bindings: []twins.Binding{
 		{Method: "POST", Path: issuePath + "/comments", Status: 201},
+		// Reactions answer 201 when new and 200 when the user had already
+		// reacted so.
+		{Method: "POST", Path: issuePath + "/reactions", Rename: map[string]string{"content": "reaction"}, StatusOf: reactionStatus},
+		{Method: "POST", Path: "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", Rename: map[string]string{"content": "reaction"},
+			Fixed: map[string]any{"issue_number": 0}, StatusOf: reactionStatus},
 	},
-}, func(ctx context.Context, w *World, in AddIssueCommentIn) (APIIssueComment, error) {
+}, func(ctx context.Context, w *World, in AddIssueCommentIn) (any, error) {
+	if in.Reaction != "" || in.CommentID != 0 {
+		return addReaction(ctx, w, in)
+	}
 	r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return APIIssueComment{}, err

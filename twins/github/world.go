@@ -175,15 +175,26 @@ type Issue struct {
 	// SubIssues are the ids of this issue's sub-issues, in priority order
 	// (they may live in other repositories, as on GitHub).
 	SubIssues []int64 `json:"sub_issues,omitempty"`
+	// Reactions are the emoji reactions to the issue itself.
+	Reactions []*Reaction `json:"reactions,omitempty"`
+}
+
+// Reaction is one user's emoji reaction to an issue or a comment.
+type Reaction struct {
+	ID        int64     `json:"id"`
+	User      string    `json:"user"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Comment is an issue (or pull request conversation) comment.
 type Comment struct {
-	ID        int64     `json:"id"`
-	User      string    `json:"user"`
-	Body      string    `json:"body"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID        int64       `json:"id"`
+	User      string      `json:"user"`
+	Body      string      `json:"body"`
+	CreatedAt time.Time   `json:"created_at"`
+	UpdatedAt time.Time   `json:"updated_at"`
+	Reactions []*Reaction `json:"reactions,omitempty"`
 }
 
 // Event is one entry of an issue's history (labeled, assigned, closed, …),
