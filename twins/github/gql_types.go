@@ -62,6 +62,7 @@ func (gqlRoot) Node(ctx context.Context, args struct{ ID graphql.ID }) (*nodeR, 
 	if n == nil {
 		return nil, nodeNotFound(args.ID)
 	}
+	s.stampNode(n)
 	return n, nil
 }
 
@@ -72,6 +73,7 @@ func (gqlRoot) Nodes(ctx context.Context, args struct{ IDs []graphql.ID }) []*no
 	out := make([]*nodeR, len(args.IDs))
 	for i, id := range args.IDs {
 		out[i] = s.node(id)
+		s.stampNode(out[i])
 	}
 	return out
 }
@@ -401,6 +403,17 @@ func (s *gqlState) node(id graphql.ID) *nodeR {
 		}
 	}
 	return nil
+}
+
+// stampNode stamps a request that reads an issue or pull request by its
+// node id with the tool that reads one.
+func (s *gqlState) stampNode(n *nodeR) {
+	switch n.value().(type) {
+	case *issueR:
+		s.stamp("issue_read", rankObject)
+	case *pullR:
+		s.stamp("pull_request_read", rankObject)
+	}
 }
 
 func (s *gqlState) issueNode(r *Repo, is *Issue) *nodeR {
