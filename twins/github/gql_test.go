@@ -11,8 +11,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -191,7 +191,9 @@ func TestGraphQLListIssuesMatchesREST(t *testing.T) {
 	if string(lq.Repository.Label.ID) != restLabel.GetNodeID() || lq.Repository.Label.Color != "d73a4a" {
 		t.Errorf("label: %+v vs %s", lq.Repository.Label, restLabel.GetNodeID())
 	}
-	var vq struct{ Viewer struct{ Login githubv4.String } }
+	var vq struct {
+		Viewer struct{ Login githubv4.String }
+	}
 	if err := c.Query(ctx, &vq, nil); err != nil || vq.Viewer.Login != "pome-agent" {
 		t.Errorf("viewer: %v %+v", err, vq)
 	}
@@ -277,7 +279,9 @@ func TestGraphQLIssueMutations(t *testing.T) {
 		t.Errorf("close taped as %s mutated=%v", tool, mutated)
 	}
 	var reopenM struct {
-		ReopenIssue struct{ Issue struct{ State githubv4.String } } `graphql:"reopenIssue(input: $input)"`
+		ReopenIssue struct {
+			Issue struct{ State githubv4.String }
+		} `graphql:"reopenIssue(input: $input)"`
 	}
 	if err := c.Mutate(ctx, &reopenM, githubv4.ReopenIssueInput{IssueID: id}, nil); err != nil || reopenM.ReopenIssue.Issue.State != "OPEN" {
 		t.Fatalf("reopen: %v %+v", err, reopenM)
@@ -320,7 +324,9 @@ func TestGraphQLIssueMutations(t *testing.T) {
 		t.Errorf("remove labels taped as %s", tool)
 	}
 	var updateM struct {
-		UpdateIssue struct{ Issue struct{ Title githubv4.String } } `graphql:"updateIssue(input: $input)"`
+		UpdateIssue struct {
+			Issue struct{ Title githubv4.String }
+		} `graphql:"updateIssue(input: $input)"`
 	}
 	if err := c.Mutate(ctx, &updateM, githubv4.UpdateIssueInput{ID: id, Title: githubv4.NewString("Totals are off by one cent")}, nil); err != nil {
 		t.Fatal(err)
@@ -573,10 +579,10 @@ func TestGraphQLErrors(t *testing.T) {
 		body string
 		want string
 	}{
-		"unknown field":  {`{"query":"{viewer{loginx}}"}`, `Cannot query field "loginx" on type "User".`},
-		"syntax":         {`{"query":"{viewer{login}"}`, "syntax error"},
-		"no query":       {`{"variables":{}}`, "A query attribute must be specified and must be a string."},
-		"bad variables":  {`{"query":"{viewer{login}}","variables":[1]}`, "Variables are invalid JSON."},
+		"unknown field": {`{"query":"{viewer{loginx}}"}`, `Cannot query field "loginx" on type "User".`},
+		"syntax":        {`{"query":"{viewer{login}"}`, "syntax error"},
+		"no query":      {`{"variables":{}}`, "A query attribute must be specified and must be a string."},
+		"bad variables": {`{"query":"{viewer{login}}","variables":[1]}`, "Variables are invalid JSON."},
 	} {
 		st, out := gqlRaw(t, env, "/api/graphql", tc.body)
 		e := entry(out)
