@@ -656,3 +656,80 @@ func TestGraphQLSearchMatchesREST(t *testing.T) {
 		t.Errorf("search taped as %s", tool)
 	}
 }
+
+// TestGraphQLRefsMilestonesObjects reads branches, tags, milestones and git
+// objects as octokit.graphql and githubv4 users do, against REST.
+func TestGraphQLRefsMilestonesObjects(t *testing.T) {
+	env := resttest.Start(t, github.New(), `{
+	  "repos": [{"owner": "pome-agent", "name": "notes", "files": {"todo.md": "- ship\n", "logo.bin": "\u0000\u0001"},
+	    "branches": [{"name": "draft", "files": {"todo.md": "- ship\n- test\n"}}],
+	    "tags": [{"name": "v1", "ref": "main"}],
+	    "milestones": [{"number": 1, "title": "Launch", "due_on": "2026-05-01T00:00:00Z"}, {"number": 2, "title": "Later", "state": "closed"}],
+	    "issues": [{"number": 1, "title": "Write docs", "milestone": 1}]}]
+	}`)
+	ctx := context.Background()
+	rc := rootClient(t, env, env.Token)
+	var q struct {
+		Repository struct {
+			Branches struct {
+				Nodes []struct {
+					Name   githubv4.String
+					Target struct {
+						Oid githubv4.GitObjectID
+					}
+				}
+			} `graphql:"branches: refs(refPrefix: \"refs/heads/\", first: 10)"`
+			Tags struct {
+				TotalCount githubv4.Int
+			} `graphql:"tags: refs(refPrefix: \"refs/tags/\", first: 10)"`
+			Milestones struct {
+				Nodes []struct {
+					Number githubv4.Int
+					Title  githubv4.String
+					DueOn  *githubv4.DateTime
+				}
+			} `graphql:"milestones(first: 10, states: [OPEN])"`
+			Issue struct {
+				Milestone struct{ Title githubv4.String }
+			} `graphql:"issue(number: 1)"`
+			File struct {
+				Blob struct {
+					Text     githubv4.String
+					ByteSize githubv4.Int
+				} `graphql:"... on Blob"`
+			} `graphql:"file: object(expression: \"draft:todo.md\")"`
+			Binary struct {
+				Blob struct {
+					Text     *githubv4.String
+					IsBinary githubv4.Boolean
+				} `graphql:"... on Blob"`
+			} `graphql:"binary: object(expression: \"main:logo.bin\")"`
+			Head struct {
+				Commit struct {
+					MessageHeadline githubv4.String
+				} `graphql:"... on Commit"`
+			} `graphql:"head: object(expression: \"main\")"`
+		} `graphql:"repository(owner: \"pome-agent\", name: \"notes\")"`
+	}
+	if err := gqlClient(env).Query(ctx, &q, nil); err != nil {
+		t.Fatal(err)
+	}
+	branches, _, _ := rc.Repositories.ListBranches(ctx, "pome-agent", "notes", nil)
+	repo := q.Repository
+	if len(repo.Branches.Nodes) != len(branches) || string(repo.Branches.Nodes[0].Name) != branches[0].GetName() ||
+		string(repo.Branches.Nodes[0].Target.Oid) != branches[0].GetCommit().GetSHA() || repo.Tags.TotalCount != 1 {
+		t.Errorf("refs: %+v vs %+v", repo.Branches, branches)
+	}
+	if len(repo.Milestones.Nodes) != 1 || repo.Milestones.Nodes[0].Title != "Launch" || repo.Milestones.Nodes[0].DueOn == nil || repo.Issue.Milestone.Title != "Launch" {
+		t.Errorf("milestones: %+v, issue %+v", repo.Milestones, repo.Issue)
+	}
+	if repo.File.Blob.Text != "- ship\n- test\n" || repo.File.Blob.ByteSize != 14 || !bool(repo.Binary.Blob.IsBinary) || repo.Binary.Blob.Text != nil || repo.Head.Commit.MessageHeadline == "" {
+		t.Errorf("objects: %+v %+v %+v", repo.File, repo.Binary, repo.Head)
+	}
+	_, out := gqlRaw(t, env, "/api/graphql", `{"query":"{repository(owner:\"pome-agent\",name:\"notes\"){refs(refPrefix:\"refs/pulls/\",first:1){totalCount} milestone(number:9){title} object(expression:\"main:nope.md\"){oid}}}"}`)
+	errs, _ := out["errors"].([]any)
+	data := out["data"].(map[string]any)["repository"].(map[string]any)
+	if len(errs) != 2 || data["object"] != nil {
+		t.Errorf("bad prefix, missing milestone, missing path: %v", out)
+	}
+}

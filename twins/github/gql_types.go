@@ -1,12 +1,14 @@
 package github
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	graphql "github.com/graph-gophers/graphql-go"
 
@@ -295,14 +297,14 @@ func (n *nodeR) UpdatedAt() gqlTime {
 // GitObject fields (a ref's target is a commit).
 
 func (n *nodeR) Oid() gqlOID {
-	if x, ok := n.v.(*commitR); ok {
+	if x, ok := n.v.(interface{ Oid() gqlOID }); ok {
 		return x.Oid()
 	}
 	return ""
 }
 
 func (n *nodeR) AbbreviatedOid() string {
-	if x, ok := n.v.(*commitR); ok {
+	if x, ok := n.v.(interface{ AbbreviatedOid() string }); ok {
 		return x.AbbreviatedOid()
 	}
 	return ""
@@ -351,6 +353,14 @@ func (s *gqlState) node(id graphql.ID) *nodeR {
 			for _, l := range r.Labels {
 				if l.ID == n {
 					return &nodeR{v: &labelR{s: s, r: r, l: l}}
+				}
+			}
+		}
+	case "MI":
+		for _, r := range w.visibleRepos() {
+			for _, m := range r.Milestones {
+				if m.ID == n {
+					return &nodeR{v: &milestoneR{r: r, m: m}}
 				}
 			}
 		}
@@ -698,7 +708,7 @@ func (r *repoR) DefaultBranchRef() *refR {
 	if b == nil {
 		return nil
 	}
-	return &refR{s: r.s, r: r.r, b: b}
+	return &refR{s: r.s, r: r.r, name: b.Name, prefix: "refs/heads/", sha: b.SHA}
 }
 
 func (r *repoR) Issue(args struct{ Number int32 }) (*issueR, error) {
@@ -909,16 +919,18 @@ func (r *repoR) SuggestedActors(args struct {
 }
 
 type refR struct {
-	s *gqlState
-	r *Repo
-	b *Branch
+	s      *gqlState
+	r      *Repo
+	name   string
+	prefix string
+	sha    string
 }
 
-func (x *refR) ID() graphql.ID { return graphql.ID(nodeID("RE", x.r.ID) + x.b.Name) }
-func (x *refR) Name() string   { return x.b.Name }
-func (x *refR) Prefix() string { return "refs/heads/" }
+func (x *refR) ID() graphql.ID { return graphql.ID("REF_" + x.r.FullName() + ":" + x.prefix + x.name) }
+func (x *refR) Name() string   { return x.name }
+func (x *refR) Prefix() string { return x.prefix }
 func (x *refR) Target() *nodeR {
-	c := x.r.commit(x.b.SHA)
+	c := x.r.commit(x.sha)
 	if c == nil {
 		return nil
 	}
@@ -1341,4 +1353,220 @@ func (x *commentR) CreatedAt() gqlTime { return timeOf(x.c.CreatedAt) }
 func (x *commentR) UpdatedAt() gqlTime { return timeOf(x.c.UpdatedAt) }
 func (x *commentR) URL() gqlURI {
 	return gqlURI(fmt.Sprintf("https://github.com/%s/issues/%d#issuecomment-%d", x.r.FullName(), x.is.Number, x.c.ID))
+}
+
+// Milestones, refs and git objects.
+
+type milestoneR struct {
+	r *Repo
+	m *Milestone
+}
+
+func (m *milestoneR) ID() graphql.ID       { return graphql.ID(nodeID("MI", m.m.ID)) }
+func (m *milestoneR) Number() int32        { return int32(m.m.Number) }
+func (m *milestoneR) Title() string        { return m.m.Title }
+func (m *milestoneR) Description() *string { return strPtr(m.m.Description) }
+func (m *milestoneR) State() string        { return strings.ToUpper(m.m.State) }
+func (m *milestoneR) Closed() bool         { return m.m.State == "closed" }
+func (m *milestoneR) ClosedAt() *gqlTime   { return timePtr(m.m.ClosedAt) }
+func (m *milestoneR) DueOn() *gqlTime      { return timePtr(m.m.DueOn) }
+func (m *milestoneR) CreatedAt() gqlTime   { return timeOf(m.m.CreatedAt) }
+func (m *milestoneR) UpdatedAt() gqlTime   { return timeOf(m.m.UpdatedAt) }
+func (m *milestoneR) URL() gqlURI {
+	return gqlURI(fmt.Sprintf("https://github.com/%s/milestone/%d", m.r.FullName(), m.m.Number))
+}
+
+func (i *issueR) Milestone() *milestoneR {
+	if m := i.r.milestone(i.is.Milestone); m != nil && i.is.Milestone != 0 {
+		return &milestoneR{r: i.r, m: m}
+	}
+	return nil
+}
+
+func (r *repoR) Milestone(args struct{ Number int32 }) (*milestoneR, error) {
+	r.s.stamp("get_milestone", rankList)
+	m := r.r.milestone(int(args.Number))
+	if m == nil {
+		return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Milestone with the number of %d.", args.Number)
+	}
+	return &milestoneR{r: r.r, m: m}, nil
+}
+
+// MilestoneOrder is GitHub's milestone ordering.
+type MilestoneOrder struct {
+	Direction string
+	Field     string
+}
+
+func (r *repoR) Milestones(args struct {
+	pageArgs
+	OrderBy *MilestoneOrder
+	Query   *string
+	States  *[]string
+}) (*conn[*milestoneR], error) {
+	r.s.stamp("list_milestones", rankList)
+	var out []*milestoneR
+	for _, m := range r.r.Milestones {
+		if args.States != nil && len(*args.States) > 0 && !slices.Contains(*args.States, strings.ToUpper(m.State)) {
+			continue
+		}
+		if args.Query != nil && !strings.Contains(strings.ToLower(m.Title), strings.ToLower(*args.Query)) {
+			continue
+		}
+		out = append(out, &milestoneR{r: r.r, m: m})
+	}
+	if o := args.OrderBy; o != nil {
+		key := func(m *Milestone) int64 {
+			switch o.Field {
+			case "CREATED_AT":
+				return m.CreatedAt.UnixNano()
+			case "UPDATED_AT":
+				return m.UpdatedAt.UnixNano()
+			case "DUE_DATE":
+				if m.DueOn != nil {
+					return m.DueOn.UnixNano()
+				}
+				return 0
+			}
+			return int64(m.Number)
+		}
+		sort.SliceStable(out, func(i, j int) bool {
+			if o.Direction == "DESC" {
+				return key(out[i].m) > key(out[j].m)
+			}
+			return key(out[i].m) < key(out[j].m)
+		})
+	}
+	return paginate2(out, args.pageArgs, "milestones")
+}
+
+// RefOrder is GitHub's ref ordering.
+type RefOrder struct {
+	Direction string
+	Field     string
+}
+
+// refsOf lists branches (refs/heads/) or tags (refs/tags/) by name.
+func (r *repoR) refsOf(prefix string) []*refR {
+	var out []*refR
+	switch prefix {
+	case "refs/heads/":
+		for _, b := range sortedBranches(r.r) {
+			out = append(out, &refR{s: r.s, r: r.r, name: b.Name, prefix: prefix, sha: b.SHA})
+		}
+	case "refs/tags/":
+		for _, t := range r.r.Tags {
+			out = append(out, &refR{s: r.s, r: r.r, name: t.Name, prefix: prefix, sha: t.SHA})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	}
+	return out
+}
+
+func (r *repoR) Refs(args struct {
+	pageArgs
+	Direction *string
+	OrderBy   *RefOrder
+	Query     *string
+	RefPrefix string
+}) (*conn[*refR], error) {
+	switch args.RefPrefix {
+	case "refs/heads/":
+		r.s.stamp("list_branches", rankList)
+	case "refs/tags/":
+		r.s.stamp("list_tags", rankList)
+	default:
+		return nil, gqlErrorf("UNPROCESSABLE", "refPrefix must be refs/heads/ or refs/tags/, got %q", args.RefPrefix)
+	}
+	var out []*refR
+	for _, x := range r.refsOf(args.RefPrefix) {
+		if args.Query == nil || strings.Contains(x.name, *args.Query) {
+			out = append(out, x)
+		}
+	}
+	desc := args.Direction != nil && *args.Direction == "DESC" || args.OrderBy != nil && args.OrderBy.Direction == "DESC"
+	if desc {
+		slices.Reverse(out)
+	}
+	return paginate2(out, args.pageArgs, "refs")
+}
+
+func (r *repoR) Ref(args struct{ QualifiedName string }) *refR {
+	r.s.stamp("get_git_ref", rankList)
+	name := strings.TrimPrefix(args.QualifiedName, "refs/")
+	for _, p := range []string{"refs/heads/", "refs/tags/"} {
+		short := strings.TrimPrefix(name, strings.TrimPrefix(p, "refs/"))
+		for _, x := range r.refsOf(p) {
+			if x.name == short && (short != name || p == "refs/heads/" || r.r.branch(short) == nil) {
+				return x
+			}
+		}
+	}
+	return nil
+}
+
+// Object resolves a git expression ("main", a sha, "main:path/to/file")
+// or an oid to a commit or a blob.
+func (r *repoR) Object(args struct {
+	Expression *string
+	Oid        *gqlOID
+}) *nodeR {
+	if args.Oid != nil {
+		if c := r.r.commit(string(*args.Oid)); c != nil {
+			r.s.stamp("get_commit", rankList)
+			return &nodeR{v: &commitR{s: r.s, r: r.r, c: c}}
+		}
+		if data, ok := r.r.Blobs[string(*args.Oid)]; ok {
+			r.s.stamp("get_file_contents", rankList)
+			return &nodeR{v: &blobR{r: r, sha: string(*args.Oid), data: data}}
+		}
+		return nil
+	}
+	if args.Expression == nil {
+		return nil
+	}
+	rev, path, hasPath := strings.Cut(*args.Expression, ":")
+	c := r.r.resolve(rev)
+	if c == nil {
+		return nil
+	}
+	if !hasPath {
+		r.s.stamp("get_commit", rankList)
+		return &nodeR{v: &commitR{s: r.s, r: r.r, c: c}}
+	}
+	r.s.stamp("get_file_contents", rankList)
+	sha, ok := c.Tree[path]
+	if !ok {
+		return nil
+	}
+	return &nodeR{v: &blobR{r: r, sha: sha, data: r.r.Blobs[sha]}}
+}
+
+type blobR struct {
+	r    *repoR
+	sha  string
+	data []byte
+}
+
+func (b *blobR) ID() graphql.ID         { return graphql.ID("B_" + b.sha) }
+func (b *blobR) Oid() gqlOID            { return gqlOID(b.sha) }
+func (b *blobR) AbbreviatedOid() string { return b.sha[:7] }
+func (b *blobR) ByteSize() int32        { return int32(len(b.data)) }
+func (b *blobR) Repository() *repoR     { return b.r }
+func (b *blobR) IsBinary() *bool {
+	bin := !utf8.Valid(b.data) || bytes.IndexByte(b.data, 0) >= 0
+	return &bin
+}
+func (b *blobR) Text() *string {
+	if *b.IsBinary() {
+		return nil
+	}
+	s := string(b.data)
+	return &s
+}
+
+func (n *nodeR) ToBlob() (*blobR, bool) { x, ok := n.v.(*blobR); return x, ok }
+func (n *nodeR) ToMilestone() (*milestoneR, bool) {
+	x, ok := n.v.(*milestoneR)
+	return x, ok
 }
