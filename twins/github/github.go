@@ -85,7 +85,7 @@ func Actions() []twins.Action {
 		// Repositories and users.
 		getRepository, listRepositories, createRepository, forkRepository,
 		listRepositoryCollaborators, checkCollaborator, addCollaborator,
-		getMe, getUser, getTeams, getTeamMembers,
+		getMe, getUser, getTeams, getTeamMembers, getAPIRoot,
 		// Contents, branches, refs and history.
 		getFileContents, createOrUpdateFile, deleteFile, pushFiles,
 		listBranches, getBranch, createBranch, getGitRef, updateGitRef, deleteBranch,

@@ -87,6 +87,19 @@ func TestRootEnterpriseHost(t *testing.T) {
 	if res.StatusCode != http.StatusNotImplemented || len(rows) != 3 || rows[2].Tool != nil {
 		t.Errorf("uploads: %d, %+v", res.StatusCode, rows[len(rows)-1])
 	}
+
+	// github-mcp-server reads the token's scopes with HEAD /api/v3/.
+	req, _ = http.NewRequest(http.MethodHead, env.HTTP.URL+"/api/v3/", nil)
+	req.Header.Set("Authorization", "Bearer "+env.Token)
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	rows = waitRows(t, env, 4)
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("X-OAuth-Scopes"), "repo") || len(rows) != 4 || *rows[3].Tool != "get_api_root" {
+		t.Errorf("HEAD /api/v3/: %d %q %+v", res.StatusCode, res.Header.Get("X-OAuth-Scopes"), rows[len(rows)-1])
+	}
 }
 
 // waitRows reads the tape until it has n rows (an answer may leave before
