@@ -13,7 +13,9 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,7 +50,11 @@ func newDataPlane(s *Server) *dataPlane {
 func (d *dataPlane) twinRouter(tw *twins.Twin) *routeTable {
 	root := "/" + tw.Name + "/s/{pome_sid}"
 	t := newRouteTable(root, d.notImplemented(tw))
-	for _, a := range tw.Actions {
+	actions := tw.Actions
+	if tw.GraphQL != nil {
+		actions = append(slices.Clip(actions), tw.GraphQL)
+	}
+	for _, a := range actions {
 		for _, b := range a.Spec().Bindings {
 			h := d.bindingHandler(tw, a, b)
 			t.add(b.Method, root+b.Path, h)
@@ -393,6 +399,7 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		// an output may point into it.
 		var headers map[string]string
 		var enc []byte
+		var raw *twins.Raw
 		status := b.SuccessStatus()
 		_, err = d.srv.Manager.Invoke(ctx, p.Sandbox, tw, a, in, func(out any) error {
 			if b.Headers != nil {
@@ -407,6 +414,10 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			body := out
 			if b.Shape != nil {
 				body = b.Shape(in, out)
+			}
+			if r, ok := body.(twins.Raw); ok {
+				raw = &r
+				return nil
 			}
 			var err error
 			enc, err = json.Marshal(body)
@@ -424,6 +435,13 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		}
 		if status == http.StatusNoContent {
 			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if raw != nil {
+			w.Header().Set("Content-Type", raw.ContentType)
+			w.Header().Set("Content-Length", strconv.Itoa(len(raw.Body)))
+			w.WriteHeader(status)
+			io.WriteString(w, raw.Body)
 			return
 		}
 		if tw.ETags && r.Method == http.MethodGet {

@@ -166,13 +166,20 @@ func (r *tableRoute) matchSegments(path string) (map[string]string, bool) {
 }
 
 func (t *routeTable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m := r
+	if r.Method == http.MethodHead {
+		// HEAD is GET without the body (net/http drops it), as vendor APIs
+		// answer it: github-mcp-server reads a token's scopes so.
+		m = r.WithContext(r.Context())
+		m.Method = http.MethodGet
+	}
 	if tail, ok := sandboxTail(r.URL.EscapedPath()); ok {
-		if h, ok := t.exact[r.Method+" "+tail]; ok {
+		if h, ok := t.exact[m.Method+" "+tail]; ok {
 			h.ServeHTTP(w, r)
 			return
 		}
 	}
-	if route, vars := t.match(r); route != nil {
+	if route, vars := t.match(m); route != nil {
 		// The variables go into the request's scope rather than into a
 		// copy of the request.
 		scopeFrom(r.Context()).vars = vars

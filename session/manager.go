@@ -657,6 +657,11 @@ func (m *Manager) Record(ctx context.Context, sb *Sandbox, row *tape.Row) error 
 // the store kept recorded: response headers, delta, and whether it changed
 // the world.
 func passOn(ctx context.Context, run, call *twins.Call, delta json.RawMessage) {
+	// An action may stamp the call with the action it performed (GitHub's
+	// GraphQL endpoint names the query's or mutation's action).
+	if t := run.Tool(); t != "" {
+		call.SetTool(t)
+	}
 	for k, v := range run.ResponseHeaders() {
 		twins.SetResponseHeader(ctx, k, v)
 	}

@@ -301,3 +301,11 @@ func validationError(err error) *Error {
 	}
 	return e
 }
+
+// Raw is an output the REST transport sends as it is, under its content
+// type, rather than as JSON: GitHub's diff and patch media types. Over MCP
+// it is encoded like any other output.
+type Raw struct {
+	ContentType string `json:"content_type"`
+	Body        string `json:"body"`
+}

@@ -57,6 +57,11 @@ type Twin struct {
 	// refuse a base URL with a path (stripe-go derives its routing from the
 	// request path): Stripe's {"/v1/"}.
 	RootPaths []string
+	// GraphQL, when set, is the vendor's GraphQL endpoint: an action served
+	// at its REST bindings (and their aliases) only, never listed as an
+	// MCP tool or in OpenAPI. It stamps the tape with the action a request
+	// performed.
+	GraphQL Action
 	// RequestIDHeader names the response header that carries a request id
 	// in the vendor's shape ("Request-Id" for Stripe, "X-GitHub-Request-Id").
 	RequestIDHeader string

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -92,6 +93,20 @@ func requires(a twins.Action, props ...string) bool {
 
 // at walks a state document: keys of objects, indexes of arrays, and
 // "[k=v]" for the first array element whose field k is v.
+// firstKey is the smallest key of a JSON object.
+func firstKey(v any) any {
+	m, _ := v.(map[string]any)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	sort.Strings(keys)
+	return keys[0]
+}
+
 func at(v any, path ...string) any {
 	for _, p := range path {
 		if strings.HasPrefix(p, "[") {
@@ -182,7 +197,10 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 				"path": "NOTES.md", "branch": "main", "ref": "main", "tag": "v1", "tag_name": "v2",
 				"sha": mainSHA, "head_sha": mainSHA, "state": "success",
 				"head": "scratch", "base": "main", "method": "get",
-				"files": []map[string]any{{"path": "new.md", "content": "n"}},
+				"files":        []map[string]any{{"path": "new.md", "content": "n"}},
+				"sub_issue_id": at(r, "issues", "[number=3]", "id"), "team_slug": "core",
+				"basehead": "main...feature", "commit_sha": mainSHA, "tree": "pending-tree",
+				"file_sha": firstKey(at(r, "blobs")),
 			}
 		},
 		Extra: func(st map[string]any) map[string]map[string]any {
@@ -194,7 +212,8 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 				"unlock_issue":                    {"issue_number": 3},
 				"label_write":                     {"method": "create", "name": "fresh", "color": "ffffff"},
 				"remove_issue_label":              {"name": "triage"},
-				"pull_request_review_write":       {"method": "create", "event": "COMMENT", "body": "b"},
+				"pull_request_review_write":       {"method": "submit_pending", "event": "COMMENT", "body": "b"},
+				"add_comment_to_pending_review":   {"path": "plan.md", "subjectType": "FILE"},
 				"add_pull_request_review_comment": {"path": "plan.md", "line": 1},
 				"request_pull_request_reviewers":  {"reviewers": []string{"dave"}},
 				"create_or_update_file":           {"path": "new.md"},
@@ -204,12 +223,23 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 				"update_git_ref":                  {"ref": "heads/scratch", "force": true, "sha": at(r, "branches", "[name=main]", "sha")},
 				"check_repository_collaborator":   {"username": "carol"},
 				"add_repository_collaborator":     {"username": "pome-agent"},
+				"sub_issue_write":                 {"method": "add"},
+				"create_git_tree":                 {"tree": []map[string]any{{"path": "new.md", "content": "n"}}},
 			}
 		},
-		// A seed holds no issue events.
+		// The shown pull request's head already has its base.
+		ControlError: map[string]string{"update_pull_request_branch": "invalid"},
+		// A seed holds no issue events, nor a tree no commit points at.
 		Patch: func(st map[string]any) {
 			is := at(repoOf(st), "issues", "[number=1]").(map[string]any)
 			is["events"] = []any{map[string]any{"id": 999, "event": "labeled", "actor": "carol", "label": "triage", "created_at": "2026-01-05T09:00:00Z"}}
+			r := repoOf(st).(map[string]any)
+			r["trees"] = map[string]any{"pending-tree": map[string]any{"NOTES.md": firstKey(r["blobs"])}}
+			// The authenticated user's pending review, which
+			// add_comment_to_pending_review needs.
+			pull := at(r, "issues", "[number=2]", "pull").(map[string]any)
+			pull["reviews"] = append(pull["reviews"].([]any), map[string]any{"id": 998, "user": "pome-agent", "state": "PENDING",
+				"body": "", "commit_id": at(r, "branches", "[name=feature]", "sha"), "submitted_at": "2026-01-05T09:00:00Z"})
 		},
 		Canaries: []string{secret, "X9DETAIL"},
 		Part:     func(st map[string]any) any { return repoOf(st) },

@@ -90,7 +90,12 @@ type APICommit struct {
 	Parents     []APIParent     `json:"parents"`
 	Stats       *APICommitStats `json:"stats,omitempty"`
 	Files       []APICommitFile `json:"files,omitempty"`
+
+	// raw is the diff or patch text a REST call asked for instead.
+	raw *twins.Raw
 }
+
+func (c APICommit) media() *twins.Raw { return c.raw }
 
 func (v *view) actor(login string, at time.Time) APIGitActor {
 	name := login
@@ -353,6 +358,7 @@ type GetCommitIn struct {
 	RepoRef
 	SHA         string `json:"sha" jsonschema:"Commit SHA, branch name or tag name"`
 	IncludeDiff *bool  `json:"include_diff,omitempty" jsonschema:"Whether to include file diffs and stats in the response. Default is true."`
+	Detail      string `json:"detail,omitempty" jsonschema:"Level of detail to include for changed files: none (no stats or files), stats (default: per-file metadata and line counts, no patch content) or full_patch (with each file's unified diff)"`
 	Paging
 }
 
@@ -360,15 +366,42 @@ var getCommit = twins.New(twins.Spec{
 	Name: "get_commit", Title: "Get commit details",
 	Description: "Get a commit of a GitHub repository with its stats and changed files.",
 	Effect:      twins.Read,
-	Bindings:    []twins.Binding{{Method: "GET", Path: "/repos/{owner}/{repo}/commits/{sha}", Rename: perPageRename}},
+	// GitHub's REST answer always carries each file's patch.
+	Bindings: []twins.Binding{{Method: "GET", Path: "/repos/{owner}/{repo}/commits/{sha}", Rename: perPageRename,
+		Fixed: map[string]any{"detail": "full_patch"}, Shape: mediaShape}},
 }, func(ctx context.Context, w *World, in GetCommitIn) (APICommit, error) {
 	r, err := w.repo(in.Owner, in.Repo)
 	if err != nil {
 		return APICommit{}, err
 	}
+	switch in.Detail {
+	case "", "none", "stats", "full_patch":
+	default:
+		return APICommit{}, invalid("Commit", "detail", "invalid", "detail must be none, stats or full_patch, got %q", in.Detail)
+	}
 	c := r.resolve(in.SHA)
 	if c == nil || in.SHA == "" {
 		return APICommit{}, invalid("Commit", "sha", "invalid", "No commit found for SHA: %s", in.SHA).With("message", "No commit found for SHA: "+in.SHA)
 	}
-	return newView(ctx, w).commit(r, c, in.IncludeDiff == nil || *in.IncludeDiff), nil
+	v := newView(ctx, w)
+	switch rawMedia(ctx) {
+	case "diff":
+		var parent map[string]string
+		if len(c.Parents) > 0 {
+			parent = r.commit(c.Parents[0]).Tree
+		}
+		raw := rawText("diff", diffText(r, parent, c.Tree))
+		return APICommit{raw: &raw}, nil
+	case "patch":
+		raw := rawText("patch", v.patchText(r, []*Commit{c}))
+		return APICommit{raw: &raw}, nil
+	}
+	withFiles := in.Detail != "none" && (in.IncludeDiff == nil || *in.IncludeDiff)
+	out := v.commit(r, c, withFiles)
+	if in.Detail == "" || in.Detail == "stats" {
+		for i := range out.Files {
+			out.Files[i].Patch = ""
+		}
+	}
+	return out, nil
 })

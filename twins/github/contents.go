@@ -151,11 +151,14 @@ var getFileContents = twins.New(twins.Spec{
 	return &List[APIContent]{Items: entries, TotalCount: len(entries), Page: 1, PerPage: len(entries)}, nil
 })
 
+// subtreeSHA is the sha of a directory's tree. It digests the paths below
+// the directory, as git does, so the same files at another place share it
+// and a directory never shares its parent's sha.
 func subtreeSHA(tree map[string]string, dir string) string {
 	sub := map[string]string{}
 	for p, sha := range tree {
-		if strings.HasPrefix(p, dir+"/") {
-			sub[p] = sha
+		if rel, ok := strings.CutPrefix(p, dir+"/"); ok {
+			sub[rel] = sha
 		}
 	}
 	return treeSHA(sub)

@@ -75,6 +75,16 @@
 //	  }]
 //	}
 //
+// # GraphQL
+//
+// POST …/graphql and /api/graphql (Twin.GraphQL) run GitHub's GraphQL API on
+// the same world, with github.com/graph-gophers/graphql-go: the schema is a
+// subset of GitHub's own SDL (gql_schema.graphql) and the resolvers are
+// plain methods the library checks against it when the twin is built, with
+// no generated code to keep in step (gqlgen's way). Resolvers are in this
+// package (gql*.go) because they read through the one checked repository
+// lookup (World.repo) and write only by running the twin's actions.
+//
 // # Search
 //
 // GET /search/{issues,repositories,code,users,commits} and the search_*

@@ -149,10 +149,20 @@ func TestContents(t *testing.T) {
 	if ref.Ref != "refs/heads/main" {
 		t.Errorf("push: %+v", ref)
 	}
-	c := mustCall(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"main"}`).Out.(APICommit)
+	c := mustCall(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"main","detail":"full_patch"}`).Out.(APICommit)
 	if len(c.Files) != 2 || c.Stats.Additions != 2 || c.Files[0].Status != "added" || c.Files[0].Patch != "@@ -0,0 +1,1 @@\n+a" {
 		t.Errorf("commit files: %+v %+v", c.Files, c.Stats)
 	}
+	// github-mcp-server's default detail is stats: files without patches.
+	c = mustCall(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"main"}`).Out.(APICommit)
+	if len(c.Files) != 2 || c.Stats.Additions != 2 || c.Files[0].Patch != "" {
+		t.Errorf("commit stats: %+v %+v", c.Files, c.Stats)
+	}
+	c = mustCall(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"main","detail":"none"}`).Out.(APICommit)
+	if c.Files != nil || c.Stats != nil {
+		t.Errorf("commit without detail: %+v %+v", c.Files, c.Stats)
+	}
+	wantErr(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"main","detail":"all"}`, twins.Unprocessable, "")
 	wantErr(t, w, "push_files", `{"owner":"acme","repo":"api","branch":"main","message":"m","files":[]}`, twins.Unprocessable, "missing_field")
 	wantErr(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"deadbeef"}`, twins.Unprocessable, "")
 }

@@ -32,7 +32,15 @@ func New() *twins.Twin {
 		TokenPrefix: "ghp_",
 		// go-github's WithEnterpriseURLs (and GitHub Enterprise Server
 		// clients generally) put the REST API under /api/v3.
-		AliasPrefixes:   map[string]string{"/": "/api/v3/"},
+		// GitHub Enterprise serves GraphQL at /api/graphql.
+		AliasPrefixes: map[string]string{"/": "/api/v3/", "/graphql": "/api/graphql"},
+		GraphQL:       graphqlAction,
+		// GitHub Enterprise clients that keep only the scheme and host of
+		// their configured host (github-mcp-server's GITHUB_HOST, gh,
+		// octokit's GHES presets) send REST, GraphQL and uploads from the
+		// server root; the ghp_ token names the sandbox, as Stripe's
+		// sk_test_ key does for its root /v1/.
+		RootPaths:       []string{"/api/v3/", "/api/graphql", "/api/uploads/"},
 		RequestIDHeader: "X-GitHub-Request-Id",
 		ResponseHeaders: rateLimitHeaders,
 		// Every GET answers with an ETag, and If-None-Match gets 304.
@@ -73,20 +81,22 @@ func Actions() []twins.Action {
 		getIssueComment, updateIssueComment, deleteIssueComment,
 		lockIssue, unlockIssue, listIssueEvents, listIssueTimeline,
 		listMilestones, getMilestone, createMilestone,
+		subIssueWrite, listIssueTypes, listIssueFields,
 		// Repository labels.
 		listLabel, getLabel, labelWrite,
 		// Repositories and users.
 		getRepository, listRepositories, createRepository, forkRepository,
 		listRepositoryCollaborators, checkCollaborator, addCollaborator,
-		getMe, getUser,
+		getMe, getUser, getTeams, getTeamMembers, getAPIRoot,
 		// Contents, branches, refs and history.
 		getFileContents, createOrUpdateFile, deleteFile, pushFiles,
 		listBranches, getBranch, createBranch, getGitRef, updateGitRef, deleteBranch,
-		listCommits, getCommit,
+		listCommits, getCommit, compareCommits,
+		getGitCommit, createGitCommit, getRepositoryTree, createGitTree, getGitBlob, createGitBlob,
 		listTags, getTag, listReleases, getLatestRelease, getReleaseByTag, createRelease,
 		// Pull requests and reviews.
 		listPullRequests, pullRequestRead, createPullRequest, updatePullRequest, mergePullRequest,
-		pullRequestReviewWrite, addPullRequestReviewComment,
+		updatePullRequestBranch, pullRequestReviewWrite, addCommentToPendingReview, addPullRequestReviewComment,
 		requestReviewers, removeRequestedReviewers, listRequestedReviewers,
 		// Statuses and checks.
 		createCommitStatus, getCombinedStatus, listCommitStatuses, createCheckRun, listCheckRuns,

@@ -53,10 +53,17 @@ var issueRead = twins.New(twins.Spec{
 	case "get_labels":
 		return newList(ctx, v.labels(r, is.Labels), in.Paging, base+"/labels", nil), nil
 	case "get_sub_issues":
-		// The twin models no issue hierarchy: every issue has no sub-issues.
-		return newList(ctx, []APIIssue{}, in.Paging, base+"/sub_issues", nil), nil
+		items := []APIIssue{}
+		for _, s := range w.subIssues(is) {
+			items = append(items, v.issue(s.repo, s.issue))
+		}
+		return newList(ctx, items, in.Paging, base+"/sub_issues", nil), nil
 	case "get_parent":
-		return nil, notFound("issue #%d has no parent issue", is.Number)
+		pr, parent := w.parentOf(is)
+		if parent == nil {
+			return nil, notFound("issue #%d has no parent issue", is.Number)
+		}
+		return v.issue(pr, parent), nil
 	}
 	return nil, invalid("Issue", "method", "invalid", "unknown method %q: use get, get_comments, get_labels, get_sub_issues or get_parent", in.Method)
 })
@@ -536,11 +543,15 @@ func setIssueAssignees(w *World, is *Issue, logins []string, now time.Time) bool
 	return changed
 }
 
-// AddIssueCommentIn is add_issue_comment's input.
+// AddIssueCommentIn is add_issue_comment's input: a comment, or, as
+// github-mcp-server has it, a reaction to the issue or to one of its
+// comments.
 type AddIssueCommentIn struct {
 	RepoRef
-	IssueNumber int    `json:"issue_number" jsonschema:"Issue or pull request number to comment on"`
-	Body        string `json:"body,omitempty" jsonschema:"Comment content"`
+	IssueNumber int    `json:"issue_number" jsonschema:"Issue or pull request number to comment on or react to."`
+	Body        string `json:"body,omitempty" jsonschema:"Comment content. Required unless reaction is provided."`
+	Reaction    string `json:"reaction,omitempty" jsonschema:"Emoji reaction to add (+1, -1, laugh, confused, heart, hooray, rocket or eyes). Required unless body is provided."`
+	CommentID   int64  `json:"comment_id,omitempty" jsonschema:"The numeric ID of the issue or pull request comment to react to; omit it to react to the issue or pull request itself. Cannot be combined with body."`
 }
 
 var addIssueComment = twins.New(twins.Spec{
@@ -550,8 +561,16 @@ var addIssueComment = twins.New(twins.Spec{
 	Effect:      twins.Write,
 	Bindings: []twins.Binding{
 		{Method: "POST", Path: issuePath + "/comments", Status: 201},
+		// Reactions answer 201 when new and 200 when the user had already
+		// reacted so.
+		{Method: "POST", Path: issuePath + "/reactions", Rename: map[string]string{"content": "reaction"}, StatusOf: reactionStatus},
+		{Method: "POST", Path: "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", Rename: map[string]string{"content": "reaction"},
+			Fixed: map[string]any{"issue_number": 0}, StatusOf: reactionStatus},
 	},
-}, func(ctx context.Context, w *World, in AddIssueCommentIn) (APIIssueComment, error) {
+}, func(ctx context.Context, w *World, in AddIssueCommentIn) (any, error) {
+	if in.Reaction != "" || in.CommentID != 0 {
+		return addReaction(ctx, w, in)
+	}
 	r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return APIIssueComment{}, err

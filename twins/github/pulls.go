@@ -299,14 +299,16 @@ var pullRequestRead = twins.New(twins.Spec{
 	base := fmt.Sprintf("/repos/%s/pulls/%d", r.FullName(), is.Number)
 	switch in.Method {
 	case "get":
+		switch rawMedia(ctx) {
+		case "diff":
+			return rawText("diff", v.pullDiffText(r, p)), nil
+		case "patch":
+			return rawText("patch", v.patchText(r, r.commitsBetween(r.pullFrom(p), r.headSHA(p)))), nil
+		}
 		return v.pull(r, is), nil
 	case "get_diff":
-		files, _ := v.pullDiff(r, p)
-		var b strings.Builder
-		for _, f := range files {
-			fmt.Fprintf(&b, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n%s\n", f.Filename, f.Filename, f.Filename, f.Filename, f.Patch)
-		}
-		return &PullDiff{Diff: b.String()}, nil
+		// The same text the REST diff media type answers.
+		return &PullDiff{Diff: v.pullDiffText(r, p)}, nil
 	case "get_status":
 		return v.combinedStatus(r, r.headSHA(p)), nil
 	case "get_files":

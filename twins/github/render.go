@@ -284,7 +284,21 @@ func (v *view) milestone(r *Repo, m *Milestone) *APIMilestone {
 	}
 }
 
-func (v *view) reactions(u string) APIReactions { return APIReactions{URL: u + "/reactions"} }
+func (v *view) reactions(u string, list []*Reaction) APIReactions {
+	out := APIReactions{URL: u + "/reactions", TotalCount: len(list)}
+	for _, x := range list {
+		if n := out.count(x.Content); n != nil {
+			*n++
+		}
+	}
+	return out
+}
+
+// count is the counter of one reaction content.
+func (a *APIReactions) count(content string) *int {
+	return map[string]*int{"+1": &a.PlusOne, "-1": &a.MinusOne, "laugh": &a.Laugh, "hooray": &a.Hooray,
+		"confused": &a.Confused, "heart": &a.Heart, "rocket": &a.Rocket, "eyes": &a.Eyes}[content]
+}
 
 func (v *view) issue(r *Repo, is *Issue) APIIssue {
 	// URLs are joined with + rather than fmt: an issue is rendered in
@@ -305,7 +319,7 @@ func (v *view) issue(r *Repo, is *Issue) APIIssue {
 		Locked: is.Locked, ActiveLockReason: strPtr(is.LockReason), Comments: len(is.Comments),
 		ClosedAt: tsPtr(is.ClosedAt), CreatedAt: ts(is.CreatedAt), UpdatedAt: ts(is.UpdatedAt),
 		ClosedBy: v.user(is.ClosedBy), AuthorAssociation: v.w.authorAssociation(r, is.User),
-		Reactions: v.reactions(u),
+		Reactions: v.reactions(u, is.Reactions),
 	}
 	if len(is.Assignees) > 0 {
 		out.Assignee = v.user(is.Assignees[0])
@@ -332,6 +346,6 @@ func (v *view) comment(r *Repo, is *Issue, c *Comment) APIIssueComment {
 		HTMLURL:  v.html + "/" + r.FullName() + "/" + kind + "/" + num + "#issuecomment-" + id,
 		IssueURL: repo + "/issues/" + num,
 		Body:     c.Body, User: v.user(c.User), CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),
-		AuthorAssociation: v.w.authorAssociation(r, c.User), Reactions: v.reactions(u),
+		AuthorAssociation: v.w.authorAssociation(r, c.User), Reactions: v.reactions(u, c.Reactions),
 	}
 }

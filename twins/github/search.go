@@ -440,6 +440,22 @@ func scopeMCPQuery(in SearchIssuesIn, kind string) string {
 }
 
 func runIssueSearch(ctx context.Context, w *World, in SearchIssuesIn) (*SearchResult[APISearchIssue], error) {
+	hits, err := issueSearchHits(w, in)
+	if err != nil {
+		return nil, err
+	}
+	v := newView(ctx, w)
+	items := make([]APISearchIssue, 0, len(hits))
+	for _, h := range hits {
+		items = append(items, APISearchIssue{APIIssue: v.issue(h.r, h.is), Score: 1})
+	}
+	return searchPage(ctx, items, in.SearchIn, "/search/issues"), nil
+}
+
+// issueSearchHits runs an issues search: the matching issues and pull
+// requests of the repositories the user can see, in the order asked for.
+// GraphQL's search(type: ISSUE) shares it.
+func issueSearchHits(w *World, in SearchIssuesIn) ([]issueHit, error) {
 	if err := checkQuery(in.Query); err != nil {
 		return nil, err
 	}
@@ -490,12 +506,7 @@ func runIssueSearch(ctx context.Context, w *World, in SearchIssuesIn) (*SearchRe
 		}
 		return a > b
 	})
-	v := newView(ctx, w)
-	items := make([]APISearchIssue, 0, len(hits))
-	for _, h := range hits {
-		items = append(items, APISearchIssue{APIIssue: v.issue(h.r, h.is), Score: 1})
-	}
-	return searchPage(ctx, items, in.SearchIn, "/search/issues"), nil
+	return hits, nil
 }
 
 // issueTermMatches reports whether one (un-negated) term matches the issue.

@@ -51,6 +51,29 @@ type Org struct {
 	Description string    `json:"description,omitempty"`
 	Members     []string  `json:"members"`
 	CreatedAt   time.Time `json:"created_at"`
+	// Teams and IssueTypes are the organization's teams and issue types
+	// (see orgs.go).
+	Teams      []*Team      `json:"teams,omitempty"`
+	IssueTypes []*IssueType `json:"issue_types,omitempty"`
+}
+
+// Team is an organization's team.
+type Team struct {
+	ID          int64    `json:"id"`
+	Slug        string   `json:"slug"`
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Members     []string `json:"members"`
+}
+
+// IssueType is an organization's issue type (Task, Bug, Feature, …).
+type IssueType struct {
+	ID          int64     `json:"id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	Color       string    `json:"color,omitempty"`
+	Enabled     bool      `json:"enabled"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
 // Repo is one repository with everything that lives in it. Issues and pull
@@ -82,6 +105,10 @@ type Repo struct {
 	CheckRuns []*CheckRun       `json:"check_runs"`
 	Tags      []*Tag            `json:"tags"`
 	Releases  []*Release        `json:"releases"`
+	// Trees holds trees made with POST …/git/trees that no commit points
+	// at yet, by tree sha (path → blob sha, as Commit.Tree); a commit made
+	// of one takes it over (see gitdata.go).
+	Trees map[string]map[string]string `json:"trees,omitempty"`
 
 	// Indexes, not part of the state document. The twin's decoder, the
 	// seed and emptyRepo build them (indexIssues); the write paths that add
@@ -145,15 +172,29 @@ type Issue struct {
 	ClosedAt    *time.Time `json:"closed_at,omitempty"`
 	ClosedBy    string     `json:"closed_by,omitempty"`
 	Pull        *Pull      `json:"pull,omitempty"`
+	// SubIssues are the ids of this issue's sub-issues, in priority order
+	// (they may live in other repositories, as on GitHub).
+	SubIssues []int64 `json:"sub_issues,omitempty"`
+	// Reactions are the emoji reactions to the issue itself.
+	Reactions []*Reaction `json:"reactions,omitempty"`
+}
+
+// Reaction is one user's emoji reaction to an issue or a comment.
+type Reaction struct {
+	ID        int64     `json:"id"`
+	User      string    `json:"user"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Comment is an issue (or pull request conversation) comment.
 type Comment struct {
-	ID        int64     `json:"id"`
-	User      string    `json:"user"`
-	Body      string    `json:"body"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID        int64       `json:"id"`
+	User      string      `json:"user"`
+	Body      string      `json:"body"`
+	CreatedAt time.Time   `json:"created_at"`
+	UpdatedAt time.Time   `json:"updated_at"`
+	Reactions []*Reaction `json:"reactions,omitempty"`
 }
 
 // Event is one entry of an issue's history (labeled, assigned, closed, …),

@@ -97,7 +97,8 @@ func TestSandboxCreateHumanOutputHasNoTokens(t *testing.T) {
 		}
 	}
 	base := f.URL + "/github/s/" + testSID
-	for _, want := range []string{testSID, "2026-12-02T15:30:00Z", base, base + "/mcp", f.URL + "/slack/s/" + testSID + "/mcp"} {
+	for _, want := range []string{testSID, "2026-12-02T15:30:00Z", base, base + "/mcp", f.URL + "/slack/s/" + testSID + "/mcp",
+		"GITHUB_HOST=" + f.URL + "\n"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
@@ -230,6 +231,7 @@ func TestSecretsFile(t *testing.T) {
 		"export POME_GITHUB_REST_URL='" + gh + "'\n" +
 		"export POME_GITHUB_MCP_URL='" + gh + "/mcp'\n" +
 		"export POME_GITHUB_TOKEN='ghp_fakeGithubToken123'\n" +
+		"export POME_GITHUB_HOST='" + f.URL + "'\n" +
 		"export POME_SLACK_REST_URL='" + sl + "'\n" +
 		"export POME_SLACK_MCP_URL='" + sl + "/mcp'\n" +
 		"export POME_SLACK_TOKEN='xoxb-it'\\''s-$HOME-\"q\"'\n" +

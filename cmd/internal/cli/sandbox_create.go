@@ -218,7 +218,32 @@ func printCreated(w io.Writer, sb *CreatedSandbox, order []string, now time.Time
 		e := sb.PerTwin[name]
 		row(t, name, orDash(e.APIURL), orDash(e.MCPURL))
 	}
-	return t.Flush()
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	if host := githubHost(sb); host != "" {
+		_, err := fmt.Fprintf(w, "\ngithub-mcp-server and other GitHub Enterprise clients: GITHUB_HOST=%s\n"+
+			"with the sandbox's GitHub token (POME_GITHUB_TOKEN in the secrets file), which picks the sandbox.\n", host)
+		return err
+	}
+	return nil
+}
+
+// githubHost is the GITHUB_HOST value that GitHub Enterprise clients
+// (github-mcp-server, go-github's WithEnterpriseURLs) need for the sandbox:
+// the server root, where /api/v3, /api/graphql and /api/uploads are served
+// and the ghp_ token names the sandbox. It is the GitHub API URL without its
+// /github/s/{sid} path; "" when the sandbox has no GitHub twin.
+func githubHost(sb *CreatedSandbox) string {
+	e, ok := sb.PerTwin["github"]
+	if !ok {
+		return ""
+	}
+	host, found := strings.CutSuffix(strings.TrimSuffix(e.APIURL, "/"), "/github/s/"+sb.SessionID)
+	if !found {
+		return ""
+	}
+	return host
 }
 
 // secretsEnv renders the sandbox as `export` lines for sh (SPEC §8), with
@@ -241,6 +266,11 @@ func secretsEnv(sb *CreatedSandbox, order []string, root string) []byte {
 		export(env+"_REST_URL", sb.PerTwin[name].APIURL)
 		export(env+"_MCP_URL", sb.PerTwin[name].MCPURL)
 		export(env+"_TOKEN", sb.ProviderCredentials[name].Token)
+		if name == "github" {
+			if host := githubHost(sb); host != "" {
+				export("POME_GITHUB_HOST", host)
+			}
+		}
 	}
 	if len(order) > 0 {
 		export("POME_TWIN_URL", sb.PerTwin[order[0]].APIURL)
