@@ -146,6 +146,9 @@ func New[W, In, Out any](spec Spec, h Handler[W, In, Out]) Action {
 		in.Properties = map[string]*jsonschema.Schema{}
 	}
 	concrete(in)
+	if err := enums(in, reflect.TypeFor[In]()); err != nil {
+		panic(fmt.Sprintf("twins.New(%s): input schema: %v", spec.Name, err))
+	}
 	resolved, err := in.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("twins.New(%s): resolve input schema: %v", spec.Name, err))
