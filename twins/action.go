@@ -285,7 +285,8 @@ func schemaOptions() *jsonschema.ForOptions {
 // validationError turns a schema validation failure into an Invalid error
 // that names the offending field where the validator says which.
 func validationError(err error) *Error {
-	msg := err.Error()
+	// The validator prints a null among an enum's values as Go's <nil>.
+	msg := strings.ReplaceAll(err.Error(), "<nil>", "null")
 	e := &Error{Code: Invalid, Vendor: "invalid_arguments", Message: msg}
 	// The validator reports paths such as "validating /properties/title: …".
 	if i := strings.Index(msg, "/properties/"); i >= 0 {
