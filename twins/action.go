@@ -146,6 +146,9 @@ func New[W, In, Out any](spec Spec, h Handler[W, In, Out]) Action {
 		in.Properties = map[string]*jsonschema.Schema{}
 	}
 	concrete(in)
+	if err := enums(in, reflect.TypeFor[In]()); err != nil {
+		panic(fmt.Sprintf("twins.New(%s): input schema: %v", spec.Name, err))
+	}
 	resolved, err := in.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("twins.New(%s): resolve input schema: %v", spec.Name, err))
@@ -282,7 +285,8 @@ func schemaOptions() *jsonschema.ForOptions {
 // validationError turns a schema validation failure into an Invalid error
 // that names the offending field where the validator says which.
 func validationError(err error) *Error {
-	msg := err.Error()
+	// The validator prints a null among an enum's values as Go's <nil>.
+	msg := strings.ReplaceAll(err.Error(), "<nil>", "null")
 	e := &Error{Code: Invalid, Vendor: "invalid_arguments", Message: msg}
 	// The validator reports paths such as "validating /properties/title: …".
 	if i := strings.Index(msg, "/properties/"); i >= 0 {

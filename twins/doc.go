@@ -36,6 +36,26 @@
 // omitempty for optional fields, so that "absent" and "zero" differ where
 // the vendor distinguishes them.
 //
+// Closed sets. A string parameter (or list of strings) that takes one of a
+// fixed set of values declares it with an `enum:"a,b,c"` tag beside its
+// json tag, e.g.
+//
+//	State string `json:"state,omitempty" jsonschema:"open (default), closed or all" enum:"open,closed,all"`
+//
+// The set goes into the input schema as a JSON Schema enum (on the items,
+// for a list; with null added for a pointer field, whose schema allows
+// null), and Decode refuses any other value, over MCP and REST alike, with
+// the same Invalid error as a wrong type (the twin's RESTError shapes it;
+// the handler never sees the call, and nothing changes). Values are
+// matched exactly: list the spellings the vendor declares, and where one
+// field serves both transports with different spellings (github-mcp-server's
+// OPEN/CLOSED, REST's open/closed/all) list their union. A REST binding's
+// Fixed value must lie inside the set (twins/all checks it). A tag on any
+// other type, or with an empty value, panics when the action is defined.
+// Tag the parameters the vendor's MCP server or REST reference declares as
+// enums; the tool-list conformance test in twins/all compares them with the
+// vendor's published lists.
+//
 // Bindings. Each REST route the vendor has for an action is a Binding on
 // that action: Method, Path (vendor spelling below the API root, {name}
 // placeholders bind input fields of that JSON name), Fixed arguments (e.g.

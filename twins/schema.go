@@ -1,7 +1,10 @@
 package twins
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -67,4 +70,85 @@ func isFalse(c *jsonschema.Schema) bool {
 	rest := *c
 	rest.Not = nil
 	return reflect.ValueOf(rest).IsZero()
+}
+
+// EnumTag is the struct tag that closes a string parameter to a set of
+// values: `enum:"open,closed,all"`. The input schema then carries the set as
+// a JSON Schema enum (on the items, for a list of strings), and Decode
+// refuses any other value with the same validation error as a wrong type,
+// over every transport: the schema an MCP client reads and the check a call
+// meets are one and the same.
+const EnumTag = "enum"
+
+// enums copies the enum tags of struct type t (and of the structs it holds,
+// by value, pointer or list) onto the properties of s, the schema inferred
+// for t. It returns an error for a tag on a field that is not a string or a
+// list of strings, or a tag with an empty value, so that a typo fails when
+// the action is defined rather than silently allowing everything.
+func enums(s *jsonschema.Schema, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
+		if s != nil && s.Items != nil {
+			s = s.Items
+		}
+	}
+	if t.Kind() != reflect.Struct || s == nil {
+		return nil
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() && !f.Anonymous {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			// jsonschema-go, like encoding/json, lifts an embedded
+			// struct's fields into the outer object.
+			if err := enums(s, f.Type); err != nil {
+				return err
+			}
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		p := s.Properties[name]
+		if p == nil {
+			continue
+		}
+		tag, tagged := f.Tag.Lookup(EnumTag)
+		if !tagged {
+			if err := enums(p, f.Type); err != nil {
+				return err
+			}
+			continue
+		}
+		target, ft := p, f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Slice {
+			target, ft = p.Items, ft.Elem()
+		}
+		if ft.Kind() != reflect.String || target == nil {
+			return fmt.Errorf("field %s: enum tag on %s, not a string or a list of strings", f.Name, f.Type)
+		}
+		var values []any
+		for v := range strings.SplitSeq(tag, ",") {
+			if v = strings.TrimSpace(v); v == "" {
+				return fmt.Errorf("field %s: empty value in enum tag %q", f.Name, tag)
+			}
+			values = append(values, v)
+		}
+		// A pointer field also takes null (its schema says so); the enum
+		// must not take that away.
+		if slices.Contains(target.Types, "null") {
+			values = append(values, nil)
+		}
+		target.Enum = values
+	}
+	return nil
 }

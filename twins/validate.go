@@ -3,10 +3,12 @@ package twins
 import (
 	"encoding/json"
 	"math"
+	"slices"
 )
 
 // quickSchema answers, for the few JSON Schema keywords the inferred input
-// schemas use (type, properties, required, additionalProperties, items),
+// schemas use (type, properties, required, additionalProperties, items,
+// and enum of scalar values),
 // whether a decoded JSON value certainly satisfies the schema. It is a
 // shortcut in front of the full validator, never a replacement: when it
 // cannot say yes, the full validator decides and words the error, so a
@@ -29,6 +31,8 @@ type quickSchema struct {
 	// other key's value must satisfy it (none refuses them all).
 	extra *quickSchema
 	items *quickSchema
+	// enum, when set, lists the scalar values allowed (strings, null, …).
+	enum []any
 }
 
 const (
@@ -50,7 +54,7 @@ var typeBits = map[string]uint8{
 // title do not constrain a value.
 var quickKeywords = map[string]bool{
 	"type": true, "properties": true, "required": true, "additionalProperties": true,
-	"items": true, "description": true, "title": true,
+	"items": true, "enum": true, "description": true, "title": true,
 }
 
 // compileQuick builds the shortcut from a schema's JSON form (so that
@@ -139,7 +143,21 @@ func compileQuickValue(v any) *quickSchema {
 				return nil
 			}
 		}
-		q.any = q.types == 0 && q.props == nil && q.required == nil && q.extra == nil && q.items == nil
+		if e, ok := t["enum"]; ok {
+			list, ok := e.([]any)
+			if !ok || len(list) == 0 {
+				return nil
+			}
+			for _, v := range list {
+				switch v.(type) {
+				case nil, bool, string, float64:
+				default:
+					return nil
+				}
+			}
+			q.enum = list
+		}
+		q.any = q.types == 0 && q.props == nil && q.required == nil && q.extra == nil && q.items == nil && q.enum == nil
 		return q
 	}
 	return nil
@@ -156,6 +174,9 @@ func (q *quickSchema) accepts(v any) bool {
 		return true
 	}
 	if q.types != 0 && q.types&typeOf(v) == 0 {
+		return false
+	}
+	if q.enum != nil && !slices.Contains(q.enum, v) {
 		return false
 	}
 	switch t := v.(type) {

@@ -17,6 +17,8 @@ func TestQuickSchemaKeywords(t *testing.T) {
 		"s":{"type":["null","string"]},
 		"l":{"type":"array","items":{"type":"string"}},
 		"m":{"type":"object","additionalProperties":{"type":"boolean"}},
+		"e":{"type":["null","string"],"enum":["up","down",null]},
+		"el":{"type":"array","items":{"type":"string","enum":["a"]}},
 		"any":{}}}`
 	q := compileQuick([]byte(schema))
 	if q == nil {
@@ -44,6 +46,12 @@ func TestQuickSchemaKeywords(t *testing.T) {
 		{`{"n":1,"m":{"a":true}}`, true},
 		{`{"n":1,"m":{"a":1}}`, false},
 		{`{"n":1,"any":[{"z":null}]}`, true},
+		{`{"n":1,"e":"up"}`, true},
+		{`{"n":1,"e":null}`, true},
+		{`{"n":1,"e":"UP"}`, false},
+		{`{"n":1,"e":""}`, false},
+		{`{"n":1,"el":["a","a"]}`, true},
+		{`{"n":1,"el":["a","b"]}`, false},
 		{`[]`, false},
 	} {
 		var v any
@@ -70,7 +78,9 @@ func TestQuickSchemaKeywords(t *testing.T) {
 
 func TestQuickSchemaRefusesUnknownKeywords(t *testing.T) {
 	for _, schema := range []string{
-		`{"type":"string","enum":["a"]}`,
+		`{"type":"string","enum":[["a"]]}`,
+		`{"type":"string","enum":[]}`,
+		`{"type":"string","enum":"a"}`,
 		`{"type":"object","properties":{"a":{"type":"integer","minimum":1}}}`,
 		`{"type":"array","items":{"pattern":"^a"}}`,
 		`{"$ref":"#/$defs/x","$defs":{"x":{}}}`,

@@ -71,7 +71,8 @@ func TestQuickValidationDecidesAsTheValidator(t *testing.T) {
 
 // generate makes a value for a schema in JSON form: a valid one, or with
 // broken set, one that is now and then wrong (a wrong type, a fraction for
-// an integer, a missing required key, an unknown key).
+// an integer, a value outside an enum, a missing required key, an unknown
+// key).
 func generate(rng *rand.Rand, schema any, depth int, broken bool) any {
 	s, ok := schema.(map[string]any)
 	if !ok {
@@ -80,6 +81,12 @@ func generate(rng *rand.Rand, schema any, depth int, broken bool) any {
 	flip := func() bool { return broken && rng.IntN(6) == 0 }
 	if flip() {
 		return []any{"wrong", 1.5, nil, true, map[string]any{}}[rng.IntN(5)]
+	}
+	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
+		if flip() {
+			return "outside-the-enum"
+		}
+		return enum[rng.IntN(len(enum))]
 	}
 	typ := ""
 	switch t := s["type"].(type) {

@@ -16,7 +16,7 @@ const issuePath = "/repos/{owner}/{repo}/issues/{issue_number}"
 
 // IssueReadIn is issue_read's input (github-mcp-server's parameters).
 type IssueReadIn struct {
-	Method string `json:"method" jsonschema:"The read operation: get (issue details), get_comments, get_labels, get_sub_issues or get_parent"`
+	Method string `json:"method" jsonschema:"The read operation: get (issue details), get_comments, get_labels, get_sub_issues or get_parent" enum:"get,get_comments,get_sub_issues,get_parent,get_labels"`
 	RepoRef
 	IssueNumber int `json:"issue_number" jsonschema:"The number of the issue"`
 	Paging
@@ -72,16 +72,16 @@ var issueRead = twins.New(twins.Spec{
 // github-mcp-server spellings (state OPEN/CLOSED, orderBy, direction ASC/DESC).
 type ListIssuesIn struct {
 	RepoRef
-	State     string   `json:"state,omitempty" jsonschema:"Filter by state: OPEN or CLOSED (open, closed or all over REST); by default both open and closed issues are returned over MCP, open ones over REST"`
+	State     string   `json:"state,omitempty" jsonschema:"Filter by state: OPEN or CLOSED (open, closed or all over REST); by default both open and closed issues are returned over MCP, open ones over REST" enum:"OPEN,CLOSED,open,closed,all"`
 	Labels    []string `json:"labels,omitempty" jsonschema:"Filter by labels (issues must have all of them)"`
 	Assignee  string   `json:"assignee,omitempty" jsonschema:"Filter by assignee login; none for unassigned issues, * for any assignee"`
 	Creator   string   `json:"creator,omitempty" jsonschema:"Filter by the login of the issue's author"`
 	Mentioned string   `json:"mentioned,omitempty" jsonschema:"Filter by a login mentioned in the issue body or comments"`
 	Milestone string   `json:"milestone,omitempty" jsonschema:"Filter by milestone number; none or *"`
 	Since     string   `json:"since,omitempty" jsonschema:"Only issues updated at or after this time (ISO 8601)"`
-	Sort      string   `json:"sort,omitempty" jsonschema:"created (default), updated or comments"`
-	OrderBy   string   `json:"orderBy,omitempty" jsonschema:"Order issues by field: CREATED_AT, UPDATED_AT or COMMENTS"`
-	Direction string   `json:"direction,omitempty" jsonschema:"Sort direction: desc (default) or asc"`
+	Sort      string   `json:"sort,omitempty" jsonschema:"created (default), updated or comments" enum:"created,updated,comments"`
+	OrderBy   string   `json:"orderBy,omitempty" jsonschema:"Order issues by field: CREATED_AT, UPDATED_AT or COMMENTS" enum:"CREATED_AT,UPDATED_AT,COMMENTS"`
+	Direction string   `json:"direction,omitempty" jsonschema:"Sort direction: desc (default) or asc" enum:"ASC,DESC,asc,desc"`
 	After     string   `json:"after,omitempty" jsonschema:"Cursor for pagination: the endCursor of the previous response's pageInfo"`
 	Paging
 }
@@ -278,13 +278,13 @@ func sortIssues(list []*Issue, by, dir string) {
 // IssueWriteIn is issue_write's input (github-mcp-server's parameters; REST
 // POST …/issues and PATCH …/issues/{issue_number} bind to it).
 type IssueWriteIn struct {
-	Method string `json:"method" jsonschema:"create (a new issue) or update (an existing one)"`
+	Method string `json:"method" jsonschema:"create (a new issue) or update (an existing one)" enum:"create,update"`
 	RepoRef
 	IssueNumber int       `json:"issue_number,omitempty" jsonschema:"Issue number to update"`
 	Title       *string   `json:"title,omitempty" jsonschema:"Issue title"`
 	Body        *string   `json:"body,omitempty" jsonschema:"Issue body content"`
-	State       *string   `json:"state,omitempty" jsonschema:"New state: open or closed"`
-	StateReason *string   `json:"state_reason,omitempty" jsonschema:"Reason for the state change: completed, not_planned, duplicate or reopened"`
+	State       *string   `json:"state,omitempty" jsonschema:"New state: open or closed" enum:"open,closed"`
+	StateReason *string   `json:"state_reason,omitempty" jsonschema:"Reason for the state change: completed, not_planned, duplicate or reopened" enum:"completed,not_planned,duplicate,reopened"`
 	Labels      *[]string `json:"labels,omitempty" jsonschema:"Labels to apply to this issue (replaces its labels); unknown labels are created"`
 	Assignees   *[]string `json:"assignees,omitempty" jsonschema:"Usernames to assign to this issue (replaces its assignees)"`
 	Assignee    *string   `json:"assignee,omitempty" jsonschema:"Deprecated single assignee"`

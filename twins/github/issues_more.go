@@ -110,8 +110,8 @@ var deleteIssueComment = twins.New(twins.Spec{
 // RepoIssueCommentsIn is list_repository_issue_comments' input.
 type RepoIssueCommentsIn struct {
 	RepoRef
-	Sort      string `json:"sort,omitempty" jsonschema:"created or updated; without it comments come in ascending id order"`
-	Direction string `json:"direction,omitempty" jsonschema:"asc or desc (default); ignored without sort"`
+	Sort      string `json:"sort,omitempty" jsonschema:"created or updated; without it comments come in ascending id order" enum:"created,updated"`
+	Direction string `json:"direction,omitempty" jsonschema:"asc or desc (default); ignored without sort" enum:"asc,desc"`
 	Since     string `json:"since,omitempty" jsonschema:"Only comments updated at or after this time (ISO 8601)"`
 	Paging
 }
@@ -252,9 +252,9 @@ func setLock(ctx context.Context, w *World, in LockIn, lock bool) (*struct{}, er
 // ListMilestonesIn is list_milestones' input.
 type ListMilestonesIn struct {
 	RepoRef
-	State     string `json:"state,omitempty" jsonschema:"open (default), closed or all"`
-	Sort      string `json:"sort,omitempty" jsonschema:"due_on (default) or completeness"`
-	Direction string `json:"direction,omitempty" jsonschema:"asc (default) or desc"`
+	State     string `json:"state,omitempty" jsonschema:"open (default), closed or all" enum:"open,closed,all"`
+	Sort      string `json:"sort,omitempty" jsonschema:"due_on (default) or completeness" enum:"due_on,completeness"`
+	Direction string `json:"direction,omitempty" jsonschema:"asc (default) or desc" enum:"asc,desc"`
 	Paging
 }
 
@@ -330,7 +330,7 @@ var getMilestone = twins.New(twins.Spec{
 type CreateMilestoneIn struct {
 	RepoRef
 	Title       string `json:"title" jsonschema:"Milestone title"`
-	State       string `json:"state,omitempty" jsonschema:"open (default) or closed"`
+	State       string `json:"state,omitempty" jsonschema:"open (default) or closed" enum:"open,closed"`
 	Description string `json:"description,omitempty" jsonschema:"Milestone description"`
 	DueOn       string `json:"due_on,omitempty" jsonschema:"Due date (ISO 8601)"`
 }

@@ -61,7 +61,7 @@ func TestMilestones(t *testing.T) {
 		t.Errorf("get: %+v", got)
 	}
 	wantErr(t, w, "get_milestone", `{"owner":"acme","repo":"api","milestone_number":9}`, twins.NotFound, "")
-	wantErr(t, w, "list_milestones", `{"owner":"acme","repo":"api","state":"late"}`, twins.Unprocessable, "invalid")
+	wantErr(t, w, "list_milestones", `{"owner":"acme","repo":"api","state":"late"}`, twins.Invalid, "invalid_arguments")
 	// issue_write can set and clear a milestone, and the history shows it.
 	mustCall(t, w, "issue_write", `{"method":"update","owner":"acme","repo":"api","issue_number":2,"milestone":2}`)
 	mustCall(t, w, "issue_write", `{"method":"update","owner":"acme","repo":"api","issue_number":2,"milestone":0}`)

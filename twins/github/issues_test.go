@@ -49,7 +49,7 @@ func TestIssueRead(t *testing.T) {
 		{`{"method":"get","owner":"acme","repo":"nope","issue_number":1}`, twins.NotFound},
 		{`{"method":"get","owner":"acme","repo":"api","issue_number":99}`, twins.NotFound},
 		{`{"method":"get_parent","owner":"acme","repo":"api","issue_number":1}`, twins.NotFound},
-		{`{"method":"explode","owner":"acme","repo":"api","issue_number":1}`, twins.Unprocessable},
+		{`{"method":"explode","owner":"acme","repo":"api","issue_number":1}`, twins.Invalid},
 		{`{"method":"get","owner":"acme","repo":"api"}`, twins.Invalid},
 		{`{"method":"get","owner":"acme","repo":"api","issue_number":"one"}`, twins.Invalid},
 	} {
@@ -90,14 +90,16 @@ func TestListIssues(t *testing.T) {
 			t.Errorf("%s: got %s want %s", c.args, got, c.want)
 		}
 	}
+	// Values outside an enum are refused by the input schema, as a wrong
+	// type is; the rest by the handler.
 	for _, args := range []string{
 		`{"owner":"acme","repo":"api","state":"merged"}`,
 		`{"owner":"acme","repo":"api","sort":"votes"}`,
 		`{"owner":"acme","repo":"api","direction":"up"}`,
-		`{"owner":"acme","repo":"api","since":"yesterday"}`,
 	} {
-		wantErr(t, w, "list_issues", args, twins.Unprocessable, "invalid")
+		wantErr(t, w, "list_issues", args, twins.Invalid, "invalid_arguments")
 	}
+	wantErr(t, w, "list_issues", `{"owner":"acme","repo":"api","since":"yesterday"}`, twins.Unprocessable, "invalid")
 	wantErr(t, w, "list_issues", `{"owner":"acme","repo":"nope"}`, twins.NotFound, "")
 }
 
@@ -171,7 +173,7 @@ func TestIssueWriteCreate(t *testing.T) {
 	}
 	wantErr(t, w, "issue_write", `{"method":"create","owner":"acme","repo":"api","title":"x","milestone":7}`, twins.Unprocessable, "invalid")
 	wantErr(t, w, "issue_write", `{"method":"create","owner":"nope","repo":"api","title":"x"}`, twins.NotFound, "")
-	wantErr(t, w, "issue_write", `{"method":"upsert","owner":"acme","repo":"api","title":"x"}`, twins.Unprocessable, "invalid")
+	wantErr(t, w, "issue_write", `{"method":"upsert","owner":"acme","repo":"api","title":"x"}`, twins.Invalid, "invalid_arguments")
 	wantErr(t, w, "issue_write", `{"method":"create","owner":"acme","repo":"api","title":"x","labels":[" "]}`, twins.Unprocessable, "missing_field")
 }
 
@@ -209,8 +211,8 @@ func TestIssueWriteUpdate(t *testing.T) {
 		t.Errorf("assignee: %+v", got.Assignees)
 	}
 	wantErr(t, w, "issue_write", `{"method":"update","owner":"acme","repo":"api","issue_number":9,"title":"x"}`, twins.NotFound, "")
-	wantErr(t, w, "issue_write", `{"method":"update","owner":"acme","repo":"api","issue_number":1,"state":"done"}`, twins.Unprocessable, "invalid")
-	wantErr(t, w, "issue_write", `{"method":"update","owner":"acme","repo":"api","issue_number":1,"state_reason":"bored"}`, twins.Unprocessable, "invalid")
+	wantErr(t, w, "issue_write", `{"method":"update","owner":"acme","repo":"api","issue_number":1,"state":"done"}`, twins.Invalid, "invalid_arguments")
+	wantErr(t, w, "issue_write", `{"method":"update","owner":"acme","repo":"api","issue_number":1,"state_reason":"bored"}`, twins.Invalid, "invalid_arguments")
 	wantErr(t, w, "issue_write", `{"method":"update","owner":"acme","repo":"api","issue_number":1,"title":""}`, twins.Unprocessable, "missing_field")
 	wantErr(t, w, "issue_write", `{"method":"update","owner":"acme","repo":"api","issue_number":1,"assignees":["alice","ghost"],"title":"changed"}`, twins.Unprocessable, "invalid")
 }
@@ -324,7 +326,7 @@ func TestRepoLabels(t *testing.T) {
 		t.Errorf("delete removes the label everywhere: %v", is.Labels)
 	}
 	wantErr(t, w, "label_write", `{"method":"delete","owner":"acme","repo":"api","name":"priority-1"}`, twins.NotFound, "")
-	wantErr(t, w, "label_write", `{"method":"rename","owner":"acme","repo":"api","name":"bug"}`, twins.Unprocessable, "invalid")
+	wantErr(t, w, "label_write", `{"method":"rename","owner":"acme","repo":"api","name":"bug"}`, twins.Invalid, "invalid_arguments")
 }
 
 func TestListIssuesDefaultsPerTransport(t *testing.T) {

@@ -203,7 +203,7 @@ var getLabel = twins.New(twins.Spec{
 
 // LabelWriteIn is label_write's input (github-mcp-server's parameters).
 type LabelWriteIn struct {
-	Method string `json:"method" jsonschema:"create, update or delete"`
+	Method string `json:"method" jsonschema:"create, update or delete" enum:"create,update,delete"`
 	RepoRef
 	// Name is optional in the schema only because GitHub's REST PATCH and
 	// DELETE carry it in the path (label_name); the handler requires it.

@@ -211,11 +211,11 @@ func (w *World) pullOf(owner, repo string, number int) (*Repo, *Issue, error) {
 // ListPullsIn is list_pull_requests' input.
 type ListPullsIn struct {
 	RepoRef
-	State     string `json:"state,omitempty" jsonschema:"open (default), closed or all"`
+	State     string `json:"state,omitempty" jsonschema:"open (default), closed or all" enum:"open,closed,all"`
 	Head      string `json:"head,omitempty" jsonschema:"Filter by head as user:branch or branch"`
 	Base      string `json:"base,omitempty" jsonschema:"Filter by base branch"`
-	Sort      string `json:"sort,omitempty" jsonschema:"created (default), updated, popularity or long-running"`
-	Direction string `json:"direction,omitempty" jsonschema:"asc or desc (default)"`
+	Sort      string `json:"sort,omitempty" jsonschema:"created (default), updated, popularity or long-running" enum:"created,updated,popularity,long-running"`
+	Direction string `json:"direction,omitempty" jsonschema:"asc or desc (default)" enum:"asc,desc"`
 	Paging
 }
 
@@ -272,7 +272,7 @@ var listPullRequests = twins.New(twins.Spec{
 
 // PullReadIn is pull_request_read's input (github-mcp-server's names).
 type PullReadIn struct {
-	Method string `json:"method" jsonschema:"get, get_diff, get_status, get_files, get_commits, get_review_comments, get_reviews, get_comments, get_check_runs or get_ci_summary"`
+	Method string `json:"method" jsonschema:"get, get_diff, get_status, get_files, get_commits, get_review_comments, get_reviews, get_comments, get_check_runs or get_ci_summary" enum:"get,get_diff,get_status,get_files,get_commits,get_review_comments,get_reviews,get_comments,get_check_runs,get_ci_summary"`
 	RepoRef
 	PullNumber int `json:"pullNumber" jsonschema:"Pull request number"`
 	Paging
@@ -447,7 +447,7 @@ type UpdatePullIn struct {
 	PullNumber          int      `json:"pullNumber" jsonschema:"Pull request number to update"`
 	Title               *string  `json:"title,omitempty" jsonschema:"New title"`
 	Body                *string  `json:"body,omitempty" jsonschema:"New description"`
-	State               *string  `json:"state,omitempty" jsonschema:"New state: open or closed"`
+	State               *string  `json:"state,omitempty" jsonschema:"New state: open or closed" enum:"open,closed"`
 	Base                *string  `json:"base,omitempty" jsonschema:"New base branch name"`
 	Draft               *bool    `json:"draft,omitempty" jsonschema:"Mark as draft (true) or ready for review (false)"`
 	MaintainerCanModify *bool    `json:"maintainer_can_modify,omitempty" jsonschema:"Allow maintainer edits"`
@@ -512,7 +512,7 @@ type MergePullIn struct {
 	PullNumber    int    `json:"pullNumber" jsonschema:"Pull request number"`
 	CommitTitle   string `json:"commit_title,omitempty" jsonschema:"Title for the merge commit"`
 	CommitMessage string `json:"commit_message,omitempty" jsonschema:"Extra detail for the merge commit"`
-	MergeMethod   string `json:"merge_method,omitempty" jsonschema:"merge (default), squash or rebase"`
+	MergeMethod   string `json:"merge_method,omitempty" jsonschema:"merge (default), squash or rebase" enum:"merge,squash,rebase"`
 	SHA           string `json:"sha,omitempty" jsonschema:"Head sha the pull request must still have"`
 }
 
@@ -623,16 +623,16 @@ type ReviewDraftComment struct {
 	Path string `json:"path" jsonschema:"File the comment applies to"`
 	Body string `json:"body" jsonschema:"Comment text"`
 	Line int    `json:"line,omitempty" jsonschema:"Line in the file's new version"`
-	Side string `json:"side,omitempty" jsonschema:"LEFT or RIGHT (default)"`
+	Side string `json:"side,omitempty" jsonschema:"LEFT or RIGHT (default)" enum:"LEFT,RIGHT"`
 }
 
 // ReviewWriteIn is pull_request_review_write's input.
 type ReviewWriteIn struct {
-	Method string `json:"method" jsonschema:"create (submit now with event, or pending without), submit_pending or delete_pending"`
+	Method string `json:"method" jsonschema:"create (submit now with event, or pending without), submit_pending or delete_pending" enum:"create,submit_pending,delete_pending"`
 	RepoRef
 	PullNumber int                  `json:"pullNumber" jsonschema:"Pull request number"`
 	Body       string               `json:"body,omitempty" jsonschema:"Review comment text"`
-	Event      string               `json:"event,omitempty" jsonschema:"APPROVE, REQUEST_CHANGES or COMMENT"`
+	Event      string               `json:"event,omitempty" jsonschema:"APPROVE, REQUEST_CHANGES or COMMENT" enum:"APPROVE,REQUEST_CHANGES,COMMENT"`
 	CommitID   string               `json:"commitID,omitempty" jsonschema:"SHA of commit to review"`
 	Comments   []ReviewDraftComment `json:"comments,omitempty" jsonschema:"Inline comments of the review"`
 }
@@ -769,7 +769,7 @@ type ReviewCommentIn struct {
 	Body       string `json:"body" jsonschema:"Comment text"`
 	Path       string `json:"path,omitempty" jsonschema:"File the comment applies to (not needed for replies)"`
 	Line       int    `json:"line,omitempty" jsonschema:"Line in the diff's new version"`
-	Side       string `json:"side,omitempty" jsonschema:"LEFT or RIGHT (default)"`
+	Side       string `json:"side,omitempty" jsonschema:"LEFT or RIGHT (default)" enum:"LEFT,RIGHT"`
 	CommitID   string `json:"commit_id,omitempty" jsonschema:"Commit the comment refers to (default: the head)"`
 	InReplyTo  int64  `json:"in_reply_to,omitempty" jsonschema:"Id of the review comment to reply to"`
 }

@@ -80,7 +80,7 @@ func TestPullRequests(t *testing.T) {
 	if r := mustCall(t, w, "update_pull_request", `{"owner":"acme","repo":"api","pullNumber":5,"draft":false}`); r.Mutated {
 		t.Error("no-op update: no mutation")
 	}
-	wantErr(t, w, "update_pull_request", `{"owner":"acme","repo":"api","pullNumber":5,"state":"merged"}`, twins.Unprocessable, "invalid")
+	wantErr(t, w, "update_pull_request", `{"owner":"acme","repo":"api","pullNumber":5,"state":"merged"}`, twins.Invalid, "invalid_arguments")
 	wantErr(t, w, "update_pull_request", `{"owner":"acme","repo":"api","pullNumber":5,"base":"nope"}`, twins.Unprocessable, "invalid")
 
 	// Merging changes the base branch's contents.
@@ -137,7 +137,7 @@ func TestReviews(t *testing.T) {
 		t.Errorf("review: %+v", rv)
 	}
 	wantErr(t, w, "pull_request_review_write", `{"method":"create","owner":"acme","repo":"api","pullNumber":3,"event":"REQUEST_CHANGES"}`, twins.Unprocessable, "custom")
-	wantErr(t, w, "pull_request_review_write", `{"method":"create","owner":"acme","repo":"api","pullNumber":3,"event":"LGTM"}`, twins.Unprocessable, "invalid")
+	wantErr(t, w, "pull_request_review_write", `{"method":"create","owner":"acme","repo":"api","pullNumber":3,"event":"LGTM"}`, twins.Invalid, "invalid_arguments")
 	// Pending, then submitted with inline comments.
 	pend := mustCall(t, w, "pull_request_review_write", `{"method":"create","owner":"acme","repo":"api","pullNumber":3,"body":"draft","comments":[{"path":"orders.go","line":3,"body":"nit"}]}`).Out.(APIReview)
 	if pend.State != "PENDING" || pend.SubmittedAt != nil {
@@ -201,7 +201,7 @@ func TestStatusesAndChecks(t *testing.T) {
 	if len(all.Items) != 4 || all.Items[0].State != "failure" {
 		t.Errorf("statuses: %+v", all.Items)
 	}
-	wantErr(t, w, "create_commit_status", `{"owner":"acme","repo":"api","sha":"`+sha+`","state":"green"}`, twins.Unprocessable, "invalid")
+	wantErr(t, w, "create_commit_status", `{"owner":"acme","repo":"api","sha":"`+sha+`","state":"green"}`, twins.Invalid, "invalid_arguments")
 	wantErr(t, w, "create_commit_status", `{"owner":"acme","repo":"api","sha":"abcdef0123","state":"success"}`, twins.Unprocessable, "invalid")
 	wantErr(t, w, "get_combined_status", `{"owner":"acme","repo":"api","ref":"nope"}`, twins.NotFound, "")
 	// The commit-status check sees the latest per context.

@@ -198,9 +198,9 @@ var getRepository = twins.New(twins.Spec{
 type ListReposIn struct {
 	Org       string `json:"org,omitempty" jsonschema:"Organization whose repositories to list"`
 	Username  string `json:"username,omitempty" jsonschema:"User whose repositories to list"`
-	Type      string `json:"type,omitempty" jsonschema:"all, public, private, forks, sources, member or owner"`
-	Sort      string `json:"sort,omitempty" jsonschema:"created, updated, pushed or full_name (default)"`
-	Direction string `json:"direction,omitempty" jsonschema:"asc or desc"`
+	Type      string `json:"type,omitempty" jsonschema:"all, public, private, forks, sources, member or owner" enum:"all,public,private,forks,sources,member,owner"`
+	Sort      string `json:"sort,omitempty" jsonschema:"created, updated, pushed or full_name (default)" enum:"created,updated,pushed,full_name"`
+	Direction string `json:"direction,omitempty" jsonschema:"asc or desc" enum:"asc,desc"`
 	Paging
 }
 
@@ -495,7 +495,7 @@ type APICollaborator struct {
 // CollaboratorsIn is list_repository_collaborators' input.
 type CollaboratorsIn struct {
 	RepoRef
-	Affiliation string `json:"affiliation,omitempty" jsonschema:"outside, direct or all (default)"`
+	Affiliation string `json:"affiliation,omitempty" jsonschema:"outside, direct or all (default)" enum:"outside,direct,all"`
 	Paging
 }
 
@@ -540,7 +540,7 @@ var listRepositoryCollaborators = twins.New(twins.Spec{
 type CollaboratorIn struct {
 	RepoRef
 	Username   string `json:"username" jsonschema:"The user's login"`
-	Permission string `json:"permission,omitempty" jsonschema:"pull, triage, push, maintain or admin (add only)"`
+	Permission string `json:"permission,omitempty" jsonschema:"pull, triage, push, maintain or admin (add only)" enum:"pull,triage,push,maintain,admin"`
 }
 
 var checkCollaborator = twins.New(twins.Spec{

@@ -27,7 +27,7 @@ const maxQueryLen = 256
 type SearchIn struct {
 	Query string `json:"query" jsonschema:"Search query using GitHub's search syntax (free words and qualifiers such as repo:owner/name)"`
 	Sort  string `json:"sort,omitempty" jsonschema:"Sort field; defaults to best match"`
-	Order string `json:"order,omitempty" jsonschema:"Sort order: asc or desc (default)"`
+	Order string `json:"order,omitempty" jsonschema:"Sort order: asc or desc (default)" enum:"asc,desc"`
 	Paging
 }
 

@@ -106,7 +106,7 @@ func TestSearchIssues(t *testing.T) {
 		{`{"query":"repo:acme/nope bug"}`, twins.Unprocessable, "invalid"},
 		{`{"query":"user:nobody"}`, twins.Unprocessable, "invalid"},
 		{`{"query":"repo:acme/api","sort":"stars"}`, twins.Unprocessable, "invalid"},
-		{`{"query":"repo:acme/api","order":"up"}`, twins.Unprocessable, "invalid"},
+		{`{"query":"repo:acme/api","order":"up"}`, twins.Invalid, "invalid_arguments"},
 		{fmt.Sprintf(`{"query":%q}`, strings.Repeat("x", 257)), twins.Unprocessable, "invalid"},
 		{`{}`, twins.Invalid, ""},
 	} {

@@ -83,7 +83,7 @@ func (v *view) combinedStatus(r *Repo, sha string) APICombinedStatus {
 type CreateStatusIn struct {
 	RepoRef
 	SHA         string `json:"sha" jsonschema:"Commit sha the status is for"`
-	State       string `json:"state" jsonschema:"error, failure, pending or success"`
+	State       string `json:"state" jsonschema:"error, failure, pending or success" enum:"error,failure,pending,success"`
 	TargetURL   string `json:"target_url,omitempty" jsonschema:"URL with details of the status"`
 	Description string `json:"description,omitempty" jsonschema:"Short description"`
 	Context     string `json:"context,omitempty" jsonschema:"Label telling this status apart from others (default: default)"`

@@ -109,7 +109,7 @@ var listDrafts = twins.New(twins.Spec{
 type getDraftIn struct {
 	UserArg
 	ID     string `json:"id" jsonschema:"The draft id"`
-	Format string `json:"format,omitempty" jsonschema:"full (default), metadata, minimal or raw"`
+	Format string `json:"format,omitempty" jsonschema:"full (default), metadata, minimal or raw" enum:"full,metadata,minimal,raw"`
 }
 
 func (mb *Mailbox) lookupDraft(id string) (*Draft, error) {

@@ -157,8 +157,8 @@ type createLabelIn struct {
 	UserArg
 	Name                  string      `json:"name,omitempty" jsonschema:"The label name (REST)"`
 	DisplayName           string      `json:"displayName,omitempty" jsonschema:"The label name (Google's MCP spelling of name)"`
-	MessageListVisibility string      `json:"messageListVisibility,omitempty" jsonschema:"show or hide"`
-	LabelListVisibility   string      `json:"labelListVisibility,omitempty" jsonschema:"labelShow, labelShowIfUnread or labelHide"`
+	MessageListVisibility string      `json:"messageListVisibility,omitempty" jsonschema:"show or hide" enum:"show,hide"`
+	LabelListVisibility   string      `json:"labelListVisibility,omitempty" jsonschema:"labelShow, labelShowIfUnread or labelHide" enum:"labelShow,labelShowIfUnread,labelHide"`
 	Color                 *LabelColor `json:"color,omitempty"`
 	// AutoCreateParentLabels is Google's MCP argument: with displayName
 	// "A/B", create "A" too unless it is false.
@@ -215,8 +215,8 @@ type updateLabelIn struct {
 	UserArg
 	ID                    string      `json:"id" jsonschema:"The label id"`
 	Name                  *string     `json:"name,omitempty"`
-	MessageListVisibility *string     `json:"messageListVisibility,omitempty"`
-	LabelListVisibility   *string     `json:"labelListVisibility,omitempty"`
+	MessageListVisibility *string     `json:"messageListVisibility,omitempty" enum:"show,hide"`
+	LabelListVisibility   *string     `json:"labelListVisibility,omitempty" enum:"labelShow,labelShowIfUnread,labelHide"`
 	Color                 *LabelColor `json:"color,omitempty"`
 }
 

@@ -103,8 +103,8 @@ var listMessages = twins.New(twins.Spec{
 type getMessageIn struct {
 	UserArg
 	MessageID       string   `json:"messageId" jsonschema:"The message id"`
-	Format          string   `json:"format,omitempty" jsonschema:"full (default), metadata, minimal or raw"`
-	MessageFormat   string   `json:"messageFormat,omitempty" jsonschema:"MINIMAL or FULL_CONTENT (default), as Google's MCP tool takes it"`
+	Format          string   `json:"format,omitempty" jsonschema:"full (default), metadata, minimal or raw" enum:"full,metadata,minimal,raw"`
+	MessageFormat   string   `json:"messageFormat,omitempty" jsonschema:"MINIMAL or FULL_CONTENT (default), as Google's MCP tool takes it" enum:"MESSAGE_FORMAT_UNSPECIFIED,MINIMAL,FULL_CONTENT"`
 	MetadataHeaders []string `json:"metadataHeaders,omitempty" jsonschema:"With format=metadata, only these headers"`
 }
 
@@ -372,7 +372,7 @@ type insertIn struct {
 	ThreadID           string   `json:"threadId,omitempty"`
 	LabelIDs           []string `json:"labelIds,omitempty" jsonschema:"Labels of the stored message"`
 	RFC822             string   `json:"rfc822,omitempty" jsonschema:"The message as RFC 2822 text (the upload endpoint's body)"`
-	InternalDateSource string   `json:"internalDateSource,omitempty" jsonschema:"receivedTime or dateHeader"`
+	InternalDateSource string   `json:"internalDateSource,omitempty" jsonschema:"receivedTime or dateHeader" enum:"receivedTime,dateHeader"`
 	Deleted            bool     `json:"deleted,omitempty" jsonschema:"Vault-only; refused here"`
 }
 

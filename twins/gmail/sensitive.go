@@ -13,13 +13,13 @@ import (
 type sensitiveMessageIn struct {
 	UserArg
 	MessageID   string `json:"messageId" jsonschema:"Required. The ID of the message to add the label to."`
-	LabelOption string `json:"labelOption" jsonschema:"Required. The sensitive label option to add: TRASH or SPAM."`
+	LabelOption string `json:"labelOption" jsonschema:"Required. The sensitive label option to add: TRASH or SPAM." enum:"TRASH,SPAM"`
 }
 
 type sensitiveThreadIn struct {
 	UserArg
 	ThreadID    string `json:"threadId" jsonschema:"Required. The ID of the thread to add the label to."`
-	LabelOption string `json:"labelOption" jsonschema:"Required. The sensitive label option to add: TRASH or SPAM."`
+	LabelOption string `json:"labelOption" jsonschema:"Required. The sensitive label option to add: TRASH or SPAM." enum:"TRASH,SPAM"`
 }
 
 // sensitiveLabel reads a labelOption: the label to add and those it takes

@@ -99,8 +99,8 @@ var searchThreads = twins.New(twins.Spec{
 type getThreadIn struct {
 	UserArg
 	ThreadID        string   `json:"threadId" jsonschema:"The thread id"`
-	MessageFormat   string   `json:"messageFormat,omitempty" jsonschema:"MINIMAL or FULL_CONTENT (default), as Google's MCP tool takes it"`
-	Format          string   `json:"format,omitempty" jsonschema:"REST format: full (default), metadata or minimal"`
+	MessageFormat   string   `json:"messageFormat,omitempty" jsonschema:"MINIMAL or FULL_CONTENT (default), as Google's MCP tool takes it" enum:"MESSAGE_FORMAT_UNSPECIFIED,MINIMAL,FULL_CONTENT"`
+	Format          string   `json:"format,omitempty" jsonschema:"REST format: full (default), metadata or minimal" enum:"full,metadata,minimal"`
 	MetadataHeaders []string `json:"metadataHeaders,omitempty" jsonschema:"With format=metadata, only these headers"`
 }
 
