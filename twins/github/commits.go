@@ -358,7 +358,7 @@ type GetCommitIn struct {
 	RepoRef
 	SHA         string `json:"sha" jsonschema:"Commit SHA, branch name or tag name"`
 	IncludeDiff *bool  `json:"include_diff,omitempty" jsonschema:"Whether to include file diffs and stats in the response. Default is true."`
-	Detail      string `json:"detail,omitempty" jsonschema:"Level of detail to include for changed files: none (no stats or files), stats (default: per-file metadata and line counts, no patch content) or full_patch (with each file's unified diff)"`
+	Detail      string `json:"detail,omitempty" jsonschema:"Level of detail to include for changed files: none (no stats or files), stats (default: per-file metadata and line counts, no patch content) or full_patch (with each file's unified diff)" enum:"none,stats,full_patch"`
 	Paging
 }
 

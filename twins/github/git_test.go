@@ -162,7 +162,7 @@ func TestContents(t *testing.T) {
 	if c.Files != nil || c.Stats != nil {
 		t.Errorf("commit without detail: %+v %+v", c.Files, c.Stats)
 	}
-	wantErr(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"main","detail":"all"}`, twins.Unprocessable, "")
+	wantErr(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"main","detail":"all"}`, twins.Invalid, "")
 	wantErr(t, w, "push_files", `{"owner":"acme","repo":"api","branch":"main","message":"m","files":[]}`, twins.Unprocessable, "missing_field")
 	wantErr(t, w, "get_commit", `{"owner":"acme","repo":"api","sha":"deadbeef"}`, twins.Unprocessable, "")
 }

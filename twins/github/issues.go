@@ -550,7 +550,7 @@ type AddIssueCommentIn struct {
 	RepoRef
 	IssueNumber int    `json:"issue_number" jsonschema:"Issue or pull request number to comment on or react to."`
 	Body        string `json:"body,omitempty" jsonschema:"Comment content. Required unless reaction is provided."`
-	Reaction    string `json:"reaction,omitempty" jsonschema:"Emoji reaction to add (+1, -1, laugh, confused, heart, hooray, rocket or eyes). Required unless body is provided."`
+	Reaction    string `json:"reaction,omitempty" jsonschema:"Emoji reaction to add (+1, -1, laugh, confused, heart, hooray, rocket or eyes). Required unless body is provided." enum:"+1,-1,laugh,confused,heart,hooray,rocket,eyes"`
 	CommentID   int64  `json:"comment_id,omitempty" jsonschema:"The numeric ID of the issue or pull request comment to react to; omit it to react to the issue or pull request itself. Cannot be combined with body."`
 }
 

@@ -91,7 +91,7 @@ func TestReactions(t *testing.T) {
 	if is.Reactions.TotalCount != 1 || is.Reactions.Rocket != 1 || got.Reactions.TotalCount != 2 || got.Reactions.Heart != 1 || got.Reactions.Eyes != 1 {
 		t.Errorf("counts: issue %+v, comment %+v", is.Reactions, got.Reactions)
 	}
-	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"reaction":"tada"}`, twins.Unprocessable, "")
+	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"reaction":"tada"}`, twins.Invalid, "")
 	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"reaction":"+1","body":"and a comment"}`, twins.Unprocessable, "")
 	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"comment_id":999999,"reaction":"+1"}`, twins.NotFound, "")
 	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":42,"reaction":"+1"}`, twins.NotFound, "")
@@ -109,7 +109,7 @@ func TestPendingReviewComment(t *testing.T) {
 	mustCall(t, w, "pull_request_review_write", `{"method":"create","owner":"acme","repo":"api","pullNumber":`+itoa64(int64(pr.Number))+`}`)
 	wantErr(t, w, "add_comment_to_pending_review", args(``), twins.Unprocessable, "missing_field")
 	wantErr(t, w, "add_comment_to_pending_review", args(`,"line":9`), twins.Unprocessable, "")
-	wantErr(t, w, "add_comment_to_pending_review", args(`,"line":1,"side":"UP"`), twins.Unprocessable, "")
+	wantErr(t, w, "add_comment_to_pending_review", args(`,"line":1,"side":"UP"`), twins.Invalid, "")
 	c := mustCall(t, w, "add_comment_to_pending_review", args(`,"line":2`)).Out.(APIReviewComment)
 	if c.Path != "docs/x.md" || c.Line == nil || *c.Line != 2 {
 		t.Errorf("comment: %+v", c)

@@ -14,11 +14,11 @@ type PendingReviewCommentIn struct {
 	PullNumber  int    `json:"pullNumber" jsonschema:"Pull request number"`
 	Path        string `json:"path" jsonschema:"The relative path to the file that necessitates a comment"`
 	Body        string `json:"body" jsonschema:"The text of the review comment"`
-	SubjectType string `json:"subjectType" jsonschema:"The level at which the comment is targeted: LINE or FILE"`
+	SubjectType string `json:"subjectType" jsonschema:"The level at which the comment is targeted: LINE or FILE" enum:"FILE,LINE"`
 	Line        int    `json:"line,omitempty" jsonschema:"The line of the blob in the pull request diff that the comment applies to. For multi-line comments, the last line of the range"`
-	Side        string `json:"side,omitempty" jsonschema:"The side of the diff to comment on: LEFT or RIGHT"`
+	Side        string `json:"side,omitempty" jsonschema:"The side of the diff to comment on: LEFT or RIGHT" enum:"LEFT,RIGHT"`
 	StartLine   int    `json:"startLine,omitempty" jsonschema:"For multi-line comments, the first line of the range that the line parameter applies to"`
-	StartSide   string `json:"startSide,omitempty" jsonschema:"For multi-line comments, the starting side of the diff that the comment applies to: LEFT or RIGHT"`
+	StartSide   string `json:"startSide,omitempty" jsonschema:"For multi-line comments, the starting side of the diff that the comment applies to: LEFT or RIGHT" enum:"LEFT,RIGHT"`
 }
 
 var addCommentToPendingReview = twins.New(twins.Spec{
