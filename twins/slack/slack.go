@@ -34,6 +34,10 @@ func New() *twins.Twin {
 		SeedExampleOriginal: SeedExampleOriginal,
 		RESTError:           restError,
 		TokenPrefix:         "xoxb-",
+		// Beside the bot token, a user token for what Slack reserves to
+		// users (search.messages): it acts as the same token user, without
+		// the bot identity.
+		UserTokenPrefix: "xoxp-",
 		// Slack SDKs may send the token as a "token" form or query field.
 		TokenInBody: true,
 		// Slack answers every method with and without the /api prefix.
