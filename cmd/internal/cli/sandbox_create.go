@@ -241,6 +241,9 @@ func secretsEnv(sb *CreatedSandbox, order []string, root string) []byte {
 		export(env+"_REST_URL", sb.PerTwin[name].APIURL)
 		export(env+"_MCP_URL", sb.PerTwin[name].MCPURL)
 		export(env+"_TOKEN", sb.ProviderCredentials[name].Token)
+		if u := sb.ProviderCredentials[name].UserToken; u != "" {
+			export(env+"_USER_TOKEN", u)
+		}
 	}
 	if len(order) > 0 {
 		export("POME_TWIN_URL", sb.PerTwin[order[0]].APIURL)
