@@ -58,6 +58,8 @@ func actions() []twins.Action {
 	out = append(out, userMoreActions()...)
 	out = append(out, searchActions()...)
 	out = append(out, fileActions()...)
+	out = append(out, canvasActions()...)
+	out = append(out, draftActions()...)
 	return out
 }
 
