@@ -225,6 +225,11 @@ func (w *World) applyCanvasChange(ctx context.Context, c *Canvas, ch CanvasChang
 		c.Title = strings.TrimSpace(title.Markdown)
 		return nil
 	}
+	switch ch.Operation {
+	case "insert_at_start", "insert_at_end", "insert_before", "insert_after", "replace", "delete":
+	default:
+		return invalidArgs("changes", "unknown operation %q (insert_at_start, insert_at_end, insert_before, insert_after, replace, delete, rename)", ch.Operation)
+	}
 	at := -1
 	if ch.SectionID != "" {
 		for i, s := range c.Sections {
@@ -273,8 +278,6 @@ func (w *World) applyCanvasChange(ctx context.Context, c *Canvas, ch CanvasChang
 		} else {
 			c.Sections = splice(c.Sections, at, at+1, add)
 		}
-	default:
-		return invalidArgs("changes", "unknown operation %q (insert_at_start, insert_at_end, insert_before, insert_after, replace, delete, rename)", ch.Operation)
 	}
 	return nil
 }
