@@ -102,7 +102,10 @@ func TestCanvasSDK(t *testing.T) {
 		_, err := api.CreateCanvas("Bad", slack.DocumentContent{Type: "html", Markdown: "<p>x</p>"})
 		return err
 	})
-	unchanged(t, env, "invalid_arguments", func() error { _, err := api.GetCanvasContent(id, slack.GetCanvasContentOptionContentType("html")); return err })
+	unchanged(t, env, "invalid_arguments", func() error {
+		_, err := api.GetCanvasContent(id, slack.GetCanvasContentOptionContentType("html"))
+		return err
+	})
 	unchanged(t, env, "invalid_arguments", func() error {
 		_, err := api.LookupCanvasSections(slack.LookupCanvasSectionsParams{CanvasID: id})
 		return err
