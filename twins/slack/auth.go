@@ -39,8 +39,8 @@ func authTest(ctx context.Context, w *World, _ AuthTestIn) (AuthTestOut, error) 
 	if u := w.me(); u != nil {
 		out.User = u.Name
 	}
-	// A user token is no bot's: auth.test names no bot_id or app_id.
-	if b := w.botOfUser(w.AuthUser); b != nil && twins.CredentialFrom(ctx) != twins.CredentialUser {
+	// A user's call is no bot's: auth.test names no bot_id or app_id.
+	if b := w.botOfUser(w.AuthUser); b != nil && !actsAsUser(ctx) {
 		out.BotID, out.AppID = b.ID, b.AppID
 	}
 	return out, nil

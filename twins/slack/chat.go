@@ -326,8 +326,9 @@ func (w *World) newMessage(ctx context.Context, ch *Channel, c content) *Message
 		Type: "message", TS: w.nextTS(ctx, ch), User: w.AuthUser, Text: c.text, Team: w.Team.ID,
 		Blocks: c.blocks, Attachments: c.attachments,
 	}
-	// A user token posts as the user, not as the app's bot.
-	if twins.CredentialFrom(ctx) != twins.CredentialUser {
+	// A user token, and Slack's MCP server, post as the user, not as the
+	// app's bot.
+	if !actsAsUser(ctx) {
 		w.signAsBot(m, w.AuthUser)
 	}
 	return m

@@ -83,26 +83,36 @@ func TestUserTokenSearch(t *testing.T) {
 	}
 }
 
-// TestUserTokenMCP: over MCP the user token acts as the user, as Slack's
-// MCP server does: search answers and posts carry no bot identity.
+// TestUserTokenMCP: over MCP every token acts as the user, as Slack's MCP
+// server does: search answers, and neither posts nor auth.test carry the
+// bot identity, while the bot token's REST post does.
 func TestUserTokenMCP(t *testing.T) {
 	env, bot := start(t, "")
 	tok, _ := userClient(t, env)
 	if _, _, err := bot.PostMessage("random", slackText("release train leaves at noon")); err != nil {
 		t.Fatal(err)
 	}
-	cs := env.MCP(t, "slack", tok)
-	out, isErr, text := mcpCall(t, cs, "slack_search_public_and_private", map[string]any{"query": "release train"})
-	if isErr || out["messages"].(map[string]any)["total"] != float64(1) {
-		t.Fatalf("search over MCP with the user token: %s", text)
+	hist, err := bot.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: "random", Limit: 1})
+	if err != nil || len(hist.Messages) != 1 || hist.Messages[0].BotID == "" {
+		t.Fatalf("the bot token's REST post carries no bot_id: %+v %v", hist, err)
 	}
-	out, isErr, text = mcpCall(t, cs, "slack_send_message", map[string]any{"channel_id": "general", "message": "hello from the user"})
-	if isErr {
-		t.Fatal(text)
-	}
-	msg, _ := out["message"].(map[string]any)
-	if msg == nil || msg["bot_id"] != nil || msg["bot_profile"] != nil {
-		t.Errorf("user-token post over MCP = %s", text)
+	for name, token := range map[string]string{"user token": tok, "bot token": env.Token} {
+		cs := env.MCP(t, "slack", token)
+		out, isErr, text := mcpCall(t, cs, "slack_search_public_and_private", map[string]any{"query": "release train"})
+		if isErr || out["messages"].(map[string]any)["total"] != float64(1) {
+			t.Fatalf("%s: search over MCP: %s", name, text)
+		}
+		out, isErr, text = mcpCall(t, cs, "slack_send_message", map[string]any{"channel_id": "general", "message": "hello from the user"})
+		if isErr {
+			t.Fatal(text)
+		}
+		msg, _ := out["message"].(map[string]any)
+		if msg == nil || msg["bot_id"] != nil || msg["bot_profile"] != nil {
+			t.Errorf("%s: post over MCP = %s", name, text)
+		}
+		if out, isErr, text := mcpCall(t, cs, "slack_auth_test", map[string]any{}); isErr || out["bot_id"] != nil || out["user_id"] == "" {
+			t.Errorf("%s: auth.test over MCP = %s", name, text)
+		}
 	}
 }
 
