@@ -114,6 +114,13 @@ func TestUserTokenMCP(t *testing.T) {
 			t.Errorf("%s: auth.test over MCP = %s", name, text)
 		}
 	}
+	raw, err := json.Marshal(env.Tape(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(tok)) || bytes.Contains(raw, []byte(env.Token)) {
+		t.Error("a token is on the MCP tape")
+	}
 }
 
 // TestUserTokenOtherSandbox: sandbox A's user token opens nothing of
