@@ -43,6 +43,10 @@ const (
 	RoleAgent
 	// RoleProvider is a twin's vendor-shaped credential: that twin only.
 	RoleProvider
+	// RoleUser is a twin's vendor-shaped user credential (Slack's xoxp-
+	// beside its xoxb- bot token): that twin only, as RoleProvider, and
+	// the twin is told the call carries a user's token.
+	RoleUser
 )
 
 // ErrorType is a control-plane error class (SPEC §4).
@@ -180,6 +184,10 @@ type Credential struct {
 	Token  string `json:"token"`
 	Header string `json:"header"`
 	Scheme string `json:"scheme"`
+	// UserToken is the twin's user credential, sent the same way, for a
+	// twin that has one (twins.Twin.UserTokenPrefix): what the vendor
+	// reserves to a user's token, such as Slack's search, takes it.
+	UserToken string `json:"user_token,omitempty"`
 }
 
 // Created is the 201 body of POST /v1/sandboxes. It is the only place the
@@ -302,7 +310,17 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 		tok := NewProviderToken(tw.TokenPrefix, sb.ID, len(tw.RootPaths) > 0)
 		sb.ProviderHashes[name] = HashToken(tok)
 		out.PerTwin[name] = m.TwinURLs(sb.ID, name)
-		out.ProviderCredentials[name] = Credential{Token: tok, Header: "Authorization", Scheme: "Bearer"}
+		cred := Credential{Token: tok, Header: "Authorization", Scheme: "Bearer"}
+		if tw.UserTokenPrefix != "" {
+			// A user token never names its sandbox: it opens the twin only
+			// on the sandbox's own URL.
+			cred.UserToken = NewProviderToken(tw.UserTokenPrefix, sb.ID, false)
+			if sb.UserHashes == nil {
+				sb.UserHashes = map[string]string{}
+			}
+			sb.UserHashes[name] = HashToken(cred.UserToken)
+		}
+		out.ProviderCredentials[name] = cred
 	}
 	if err := m.Store.Create(ctx, sb, worlds, m.Config.SandboxQuota); err != nil {
 		if errors.Is(err, ErrQuota) {
@@ -514,6 +532,7 @@ func (m *Manager) admit(sb *Sandbox, twin, presented string) (Role, error) {
 	auth := hashMatches(presented, sb.AuthHash)
 	agent := hashMatches(presented, sb.AgentHash)
 	prov := hashMatches(presented, sb.ProviderHashes[twin])
+	user := hashMatches(presented, sb.UserHashes[twin])
 	// A seeded credential is the seed author's choice and may be known
 	// to others (the original Pome's sk_test_pome_default is): it opens
 	// the twin only here, on a path that names this sandbox, whose id its
@@ -530,6 +549,8 @@ func (m *Manager) admit(sb *Sandbox, twin, presented string) (Role, error) {
 		return RoleAgent, nil
 	case prov:
 		return RoleProvider, nil
+	case user:
+		return RoleUser, nil
 	}
 	return RoleNone, ErrDenied
 }
@@ -543,6 +564,9 @@ func (m *Manager) admit(sb *Sandbox, twin, presented string) (Role, error) {
 // error is answered as an internal error.
 func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twins.Action, in any, use func(out any) error) (any, error) {
 	ctx = twins.WithEnv(ctx, m.Env(sb, tw))
+	if p := PrincipalFrom(ctx); p != nil && p.Role == RoleUser {
+		ctx = twins.WithCredential(ctx, twins.CredentialUser)
+	}
 	call := twins.CallFrom(ctx)
 	call.SetTool(a.Name())
 	var out any

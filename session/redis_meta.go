@@ -102,6 +102,7 @@ func (sb *Sandbox) clone() *Sandbox {
 	c := *sb
 	c.Twins = slices.Clone(sb.Twins)
 	c.ProviderHashes = maps.Clone(sb.ProviderHashes)
+	c.UserHashes = maps.Clone(sb.UserHashes)
 	if sb.SeedHashes != nil {
 		c.SeedHashes = make(map[string][]string, len(sb.SeedHashes))
 		for k, v := range sb.SeedHashes {

@@ -18,6 +18,7 @@ func TestSandboxClone(t *testing.T) {
 		CreatedAt: at, ExpiresAt: at.Add(time.Hour), StoppedAt: &stopped, RetainUntil: at.Add(2 * time.Hour),
 		ClockStart: &clock, TaskSource: "task", AuthHash: "a", AgentHash: "b",
 		ProviderHashes: map[string]string{"github": "c"}, SeedHashes: map[string][]string{"stripe": {"d"}},
+		UserHashes: map[string]string{"slack": "e"},
 	}
 	want, _ := json.Marshal(sb)
 	c := sb.clone()
@@ -27,6 +28,7 @@ func TestSandboxClone(t *testing.T) {
 	c.Twins[0] = "x"
 	c.ProviderHashes["github"] = "x"
 	c.SeedHashes["stripe"][0] = "x"
+	c.UserHashes["slack"] = "x"
 	*c.StoppedAt = at
 	*c.ClockStart = at
 	c.State = StateReady
@@ -35,7 +37,7 @@ func TestSandboxClone(t *testing.T) {
 	}
 	// A reference field added to Sandbox must be copied by clone too (view
 	// spec and hold belong to one call and are dropped).
-	known := map[string]bool{"Twins": true, "ProviderHashes": true, "SeedHashes": true, "StoppedAt": true, "ClockStart": true, "view": true, "spec": true, "hold": true}
+	known := map[string]bool{"Twins": true, "ProviderHashes": true, "SeedHashes": true, "UserHashes": true, "StoppedAt": true, "ClockStart": true, "view": true, "spec": true, "hold": true}
 	rt := reflect.TypeOf(Sandbox{})
 	for i := range rt.NumField() {
 		f := rt.Field(i)

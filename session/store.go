@@ -39,6 +39,11 @@ type Sandbox struct {
 	// (twins.Twin.SeedCredentials); each opens that twin as the provider
 	// credential does.
 	SeedHashes map[string][]string `json:"seed_hashes,omitempty"`
+	// UserHashes are, per twin with a user credential
+	// (twins.Twin.UserTokenPrefix), the hash of the sandbox's user token:
+	// it opens that twin as the provider credential does, and the twin is
+	// told the call carries a user's token (twins.CredentialUser).
+	UserHashes map[string]string `json:"user_hashes,omitempty"`
 
 	// view is what the store saw of one twin's state in the same round
 	// trip as this record, when it was read to serve a call on that twin

@@ -59,6 +59,9 @@ func NewProviderToken(prefix, sandboxID string, embed bool) string {
 	switch prefix {
 	case "xoxb-":
 		return "xoxb-" + randomString(12, "0123456789") + "-" + randomString(13, "0123456789") + "-" + id + randomString(24, base62)
+	case "xoxp-":
+		// Slack's user tokens: team, user and app numbers, then 32 hex.
+		return "xoxp-" + randomString(12, "0123456789") + "-" + randomString(13, "0123456789") + "-" + randomString(13, "0123456789") + "-" + id + randomString(32, "0123456789abcdef")
 	case "ya29.":
 		return "ya29." + id + randomString(120, base62+"-_")
 	case "sk_test_":

@@ -102,6 +102,9 @@ func ContractEnv(t *Task, sb *Sandbox, runID, dir string, timeout time.Duration)
 		a := sb.Twins[name]
 		up := strings.ToUpper(name)
 		env = append(env, "POME_"+up+"_REST_URL="+a.RESTURL, "POME_"+up+"_MCP_URL="+a.MCPURL, "POME_"+up+"_TOKEN="+a.Token)
+		if a.UserToken != "" {
+			env = append(env, "POME_"+up+"_USER_TOKEN="+a.UserToken)
+		}
 	}
 	if len(t.Config.Twins) > 0 {
 		env = append(env, "POME_TWIN_BASE_URL="+sb.Twins[t.Config.Twins[0]].RESTURL)

@@ -46,7 +46,7 @@ func TestContractEnvNamesTheSDKBases(t *testing.T) {
 		"stripe": {RESTURL: root + "/stripe/s/ses_x", MCPURL: root + "/stripe/s/ses_x/mcp", Token: "sk_test_x"},
 		"github": {RESTURL: root + "/github/s/ses_x", Token: "ghp_x"},
 		"gmail":  {RESTURL: root + "/gmail/s/ses_x", Token: "ya29.x"},
-		"slack":  {RESTURL: root + "/slack/s/ses_x", Token: "xoxb-x"},
+		"slack":  {RESTURL: root + "/slack/s/ses_x", Token: "xoxb-x", UserToken: "xoxp-x"},
 	}}
 	env := "\n" + strings.Join(ContractEnv(tk, sb, "run1", "/runs/t/run1", time.Minute), "\n") + "\n"
 	for _, want := range []string{
@@ -56,6 +56,7 @@ func TestContractEnvNamesTheSDKBases(t *testing.T) {
 		"\nPOME_GITHUB_HOST=" + root + "\n",
 		"\nPOME_GMAIL_ROOT_URL=" + root + "/\n",
 		"\nPOME_SLACK_TOKEN=xoxb-x\n",
+		"\nPOME_SLACK_USER_TOKEN=xoxp-x\n",
 		"\nPOME_TIMEOUT=60\n",
 	} {
 		if !strings.Contains(env, want) {

@@ -51,6 +51,9 @@ type TwinAccess struct {
 	RESTURL string
 	MCPURL  string
 	Token   string
+	// UserToken is the twin's user credential, where it has one (Slack's
+	// xoxp-, for what Slack reserves to users, such as search).
+	UserToken string
 }
 
 // Runner runs agents against tasks.

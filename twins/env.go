@@ -206,6 +206,29 @@ func TransportFrom(ctx context.Context) string {
 	return t
 }
 
+type credentialKey struct{}
+
+// Credential kinds for CredentialFrom.
+const (
+	// CredentialDefault is the twin's issued credential or one of Pome's
+	// own tokens.
+	CredentialDefault = ""
+	// CredentialUser is the twin's user credential (Twin.UserTokenPrefix).
+	CredentialUser = "user"
+)
+
+// WithCredential records which kind of credential the call carries.
+func WithCredential(ctx context.Context, kind string) context.Context {
+	return context.WithValue(ctx, credentialKey{}, kind)
+}
+
+// CredentialFrom returns the kind of credential the call carries
+// (CredentialDefault unless WithCredential said otherwise).
+func CredentialFrom(ctx context.Context) string {
+	k, _ := ctx.Value(credentialKey{}).(string)
+	return k
+}
+
 type headersKey struct{}
 
 // WithHeaders gives handlers read access to the vendor request headers of a

@@ -43,6 +43,12 @@ type Twin struct {
 	Refusal func(credential string) *Error
 	// TokenPrefix is the shape of the vendor credential ("ghp_", "xoxb-").
 	TokenPrefix string
+	// UserTokenPrefix, when set, is the shape of a second credential the
+	// sandbox issues for the twin, a user's token beside a bot's ("xoxp-"
+	// for Slack, whose xoxb- token is a bot user's): it opens the twin as
+	// the first does, and handlers see CredentialFrom(ctx) ==
+	// CredentialUser for what the vendor reserves to users.
+	UserTokenPrefix string
 	// TokenInBody: the vendor accepts the token as a "token" form/query field.
 	TokenInBody bool
 	// StrictParams: unknown REST parameters are refused (Stripe) rather than

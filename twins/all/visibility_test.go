@@ -295,12 +295,14 @@ func slackHidden(kind string) twinstest.Hidden {
 				"users": "UCAROL0001", "channel_name": "vault-" + secret, "email": "alice@acme.test",
 				"filename": "f.txt", "length": 1, "files": []map[string]any{{"id": "FVAULT0001"}},
 				"scheduled_message_id": "Q0VAULT001",
+				"canvas_id":            "FVAULTCNV1", "criteria": map[string]any{"contains_text": secret},
 			}
 		},
 		Extra: func(st map[string]any) map[string]map[string]any {
 			hi := map[string]any{"message": "hi"}
 			return map[string]map[string]any{
-				"slack_send_message": hi, "slack_schedule_message": hi, "slack_send_ephemeral": hi,
+				"slack_send_message": hi, "slack_schedule_message": hi, "slack_send_ephemeral": hi, "slack_send_message_draft": hi,
+				"slack_update_canvas":   {"action": "append", "content": "more"},
 				"slack_update_message":  {"ts": "1764000000.000400", "message": "edited"},
 				"slack_delete_message":  {"ts": "1764000000.000400"},
 				"slack_remove_reaction": {"emoji": "eyes"},
@@ -309,10 +311,13 @@ func slackHidden(kind string) twinstest.Hidden {
 				"slack_remove_bookmark": {"bookmark_id": at(chOf(st), "bookmarks", "0", "id")},
 			}
 		},
-		// A seed holds no scheduled messages.
+		// A seed holds no scheduled messages and no canvases.
 		Patch: func(st map[string]any) {
 			st["scheduled_messages"] = []any{map[string]any{"id": "Q0VAULT001", "channel_id": id, "post_at": 1796227200,
 				"date_created": 1764000000, "text": secret + " " + detail, "user": "UAGENT0001"}}
+			st["canvases"] = []any{map[string]any{"id": "FVAULTCNV1", "title": secret, "user": "UALICE0001", "channel_id": id,
+				"created": 1764000000, "updated": 1764000000,
+				"sections": []any{map[string]any{"id": "temp:C:VAULT", "type": "paragraph", "markdown": secret + " " + detail}}}}
 		},
 		ControlError: controlErrors[kind],
 		Canaries:     []string{secret, "X9DETAIL", id},
@@ -324,24 +329,28 @@ func slackHidden(kind string) twinstest.Hidden {
 // each kind even for a member, with Slack's error there.
 var controlErrors = map[string]map[string]string{
 	"private_channel": {
-		"slack_join_channel":      "method_not_supported_for_channel_type",
-		"slack_unarchive_channel": "not_archived",
+		// The patched state gives each conversation a canvas already.
+		"slack_create_channel_canvas": "channel_canvas_already_exists",
+		"slack_join_channel":          "method_not_supported_for_channel_type",
+		"slack_unarchive_channel":     "not_archived",
 	},
 	"im": {
-		"slack_join_channel":      "method_not_supported_for_channel_type",
-		"slack_leave_channel":     "method_not_supported_for_channel_type",
-		"slack_invite_to_channel": "method_not_supported_for_channel_type",
-		"slack_kick_from_channel": "method_not_supported_for_channel_type",
-		"slack_archive_channel":   "method_not_supported_for_channel_type",
-		"slack_unarchive_channel": "not_archived",
-		"slack_rename_channel":    "method_not_supported_for_channel_type",
+		"slack_create_channel_canvas": "channel_canvas_already_exists",
+		"slack_join_channel":          "method_not_supported_for_channel_type",
+		"slack_leave_channel":         "method_not_supported_for_channel_type",
+		"slack_invite_to_channel":     "method_not_supported_for_channel_type",
+		"slack_kick_from_channel":     "method_not_supported_for_channel_type",
+		"slack_archive_channel":       "method_not_supported_for_channel_type",
+		"slack_unarchive_channel":     "not_archived",
+		"slack_rename_channel":        "method_not_supported_for_channel_type",
 	},
 	"mpim": {
-		"slack_join_channel":      "method_not_supported_for_channel_type",
-		"slack_kick_from_channel": "method_not_supported_for_channel_type",
-		"slack_archive_channel":   "method_not_supported_for_channel_type",
-		"slack_unarchive_channel": "not_archived",
-		"slack_rename_channel":    "method_not_supported_for_channel_type",
+		"slack_create_channel_canvas": "channel_canvas_already_exists",
+		"slack_join_channel":          "method_not_supported_for_channel_type",
+		"slack_kick_from_channel":     "method_not_supported_for_channel_type",
+		"slack_archive_channel":       "method_not_supported_for_channel_type",
+		"slack_unarchive_channel":     "not_archived",
+		"slack_rename_channel":        "method_not_supported_for_channel_type",
 	},
 }
 

@@ -39,7 +39,8 @@ func authTest(ctx context.Context, w *World, _ AuthTestIn) (AuthTestOut, error) 
 	if u := w.me(); u != nil {
 		out.User = u.Name
 	}
-	if b := w.botOfUser(w.AuthUser); b != nil {
+	// A user's call is no bot's: auth.test names no bot_id or app_id.
+	if b := w.botOfUser(w.AuthUser); b != nil && !actsAsUser(ctx) {
 		out.BotID, out.AppID = b.ID, b.AppID
 	}
 	return out, nil

@@ -326,6 +326,10 @@ func (w *World) newMessage(ctx context.Context, ch *Channel, c content) *Message
 		Type: "message", TS: w.nextTS(ctx, ch), User: w.AuthUser, Text: c.text, Team: w.Team.ID,
 		Blocks: c.blocks, Attachments: c.attachments,
 	}
-	w.signAsBot(m, w.AuthUser)
+	// A user token, and Slack's MCP server, post as the user, not as the
+	// app's bot.
+	if !actsAsUser(ctx) {
+		w.signAsBot(m, w.AuthUser)
+	}
 	return m
 }

@@ -13,9 +13,11 @@
 // The sandbox's xoxb- token is a bot user of the workspace, the seed's
 // auth_user ("pome-agent" by default) with a bot of its own (identity.go):
 // auth.test names its bot_id and app_id, and what it posts carries bot_id,
-// app_id and bot_profile. search.messages, which Slack reserves to user
-// tokens, answers not_allowed_token_type over REST; over MCP, which acts as
-// the signed-in user, it searches. Every workspace also holds Slackbot
+// app_id and bot_profile. Beside it the sandbox issues an xoxp- user token,
+// the same user without the bot, for what Slack reserves to user tokens:
+// search.messages searches with it and answers not_allowed_token_type to
+// the bot token over REST; over MCP, which acts as the signed-in user, every
+// token searches and posts as the user. Every workspace also holds Slackbot
 // (USLACKBOT). Like a Slack bot token it reads and
 // posts only in conversations that user is a member of (not_in_channel
 // otherwise) and does not see private conversations it is not in

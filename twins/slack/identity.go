@@ -1,5 +1,11 @@
 package slack
 
+import (
+	"context"
+
+	"github.com/pomehq/pome/twins"
+)
+
 // Who the sandbox's token is, and the users every workspace has.
 //
 // Slack's xoxb- token belongs to an app's bot user: auth.test names the
@@ -61,6 +67,14 @@ func (b *builder) addSlackbot() {
 			Image24: img("24"), Image32: img("32"), Image48: img("48"), Image72: img("72"), Image192: img("192"), Image512: img("512"),
 		},
 	})
+}
+
+// actsAsUser reports whether a call acts as the token's user rather than as
+// the app's bot: one made with the sandbox's xoxp- user token, or any MCP
+// call, as Slack's MCP server acts as the signed-in user. Such a call
+// carries no bot identity (auth.test's bot_id, a message's bot_profile).
+func actsAsUser(ctx context.Context) bool {
+	return twins.CredentialFrom(ctx) == twins.CredentialUser || twins.TransportFrom(ctx) == twins.TransportMCP
 }
 
 // botOfUser is the bot whose user is id, if any.

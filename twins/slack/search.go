@@ -126,13 +126,13 @@ type SearchOut struct {
 }
 
 func searchAll(ctx context.Context, w *World, in SearchIn) (SearchOut, error) {
-	// search.messages needs a user token (search:read is a user scope);
-	// over REST the sandbox's credential is its xoxb- bot token, which
-	// Slack refuses. Slack's MCP server acts as the signed-in user and
-	// searches.
-	if twins.TransportFrom(ctx) == twins.TransportREST {
+	// search.messages needs a user token (search:read is a user scope):
+	// over REST the sandbox's xoxp- user token searches and its xoxb- bot
+	// token (or a Pome token) is refused, as Slack refuses a bot token.
+	// Slack's MCP server acts as the signed-in user and searches.
+	if twins.TransportFrom(ctx) == twins.TransportREST && twins.CredentialFrom(ctx) != twins.CredentialUser {
 		return SearchOut{}, twins.Errorf(twins.Forbidden, "not_allowed_token_type",
-			"search.messages takes a user token (xoxp-); the sandbox's xoxb- bot token cannot search. Search over MCP (slack_search_public_and_private) instead.")
+			"search.messages takes a user token (xoxp-, POME_SLACK_USER_TOKEN); the xoxb- bot token cannot search. Search with the user token, or over MCP (slack_search_public_and_private).")
 	}
 	return w.search(in, false)
 }

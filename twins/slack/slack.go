@@ -35,6 +35,10 @@ func New() *twins.Twin {
 		RESTError:           restError,
 		Refusal:             refusal,
 		TokenPrefix:         "xoxb-",
+		// Beside the bot token, a user token for what Slack reserves to
+		// users (search.messages): it acts as the same token user, without
+		// the bot identity.
+		UserTokenPrefix: "xoxp-",
 		// Slack SDKs may send the token as a "token" form or query field.
 		TokenInBody: true,
 		// Slack answers every method with and without the /api prefix.
@@ -55,6 +59,8 @@ func actions() []twins.Action {
 	out = append(out, userMoreActions()...)
 	out = append(out, searchActions()...)
 	out = append(out, fileActions()...)
+	out = append(out, canvasActions()...)
+	out = append(out, draftActions()...)
 	return out
 }
 

@@ -31,6 +31,11 @@ type World struct {
 	// Ephemeral holds chat.postEphemeral messages: never in history, but
 	// what the agent showed someone.
 	Ephemeral []*EphemeralMessage `json:"ephemeral_messages"`
+	// Canvases are the workspace's canvases (canvas.go); a seed holds none.
+	Canvases []*Canvas `json:"canvases,omitempty"`
+	// Drafts are unsent messages the token's user left in a conversation
+	// (slack_send_message_draft); a seed holds none.
+	Drafts []*Draft `json:"drafts,omitempty"`
 	// Counters hold the next number per id prefix, so ids are
 	// deterministic per sandbox and survive the JSON round trip.
 	Counters map[string]int `json:"counters"`

@@ -328,6 +328,9 @@ type ProviderCredential struct {
 	Token  string `json:"token"`
 	Header string `json:"header"`
 	Scheme string `json:"scheme"`
+	// UserToken is the twin's user credential, where it has one (Slack's
+	// xoxp- beside its xoxb- bot token).
+	UserToken string `json:"user_token,omitempty"`
 }
 
 // CreatedSandbox is the 201 answer of POST /v1/sandboxes. It holds secrets.

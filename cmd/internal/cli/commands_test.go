@@ -82,7 +82,7 @@ func TestLoginRejectedKeyWritesNothing(t *testing.T) {
 }
 
 // secretStrings must never reach the terminal without --json.
-var secretStrings = []string{"pst_", "pat_", "ghp_", "xoxb-"}
+var secretStrings = []string{"pst_", "pat_", "ghp_", "xoxb-", "xoxp-"}
 
 func TestSandboxCreateHumanOutputHasNoTokens(t *testing.T) {
 	f := newFakeServer(t)
@@ -231,10 +231,10 @@ func TestSecretsFile(t *testing.T) {
 		"export POME_GITHUB_REST_URL='" + gh + "'\n" +
 		"export POME_GITHUB_MCP_URL='" + gh + "/mcp'\n" +
 		"export POME_GITHUB_TOKEN='ghp_fakeGithubToken123'\n" +
-		"export POME_GITHUB_HOST='" + f.URL + "'\n" +
 		"export POME_SLACK_REST_URL='" + sl + "'\n" +
 		"export POME_SLACK_MCP_URL='" + sl + "/mcp'\n" +
 		"export POME_SLACK_TOKEN='xoxb-it'\\''s-$HOME-\"q\"'\n" +
+		"export POME_SLACK_USER_TOKEN='" + fakeSlackUserToken + "'\n" +
 		// The original Pome's names: the first twin's address, and the
 		// server root where github-mcp-server finds its sandbox.
 		"export POME_TWIN_URL='" + gh + "'\n" +

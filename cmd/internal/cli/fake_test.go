@@ -130,6 +130,9 @@ var knownTwins = map[string]bool{"github": true, "slack": true, "stripe": true, 
 
 // tokens are vendor-shaped; the Slack one holds characters a shell would
 // otherwise interpret, to prove the secrets file quotes them.
+// fakeSlackUserToken is the fake server's Slack user credential.
+const fakeSlackUserToken = "xoxp-fakeUserToken"
+
 var fakeTokens = map[string]string{
 	"github": "ghp_fakeGithubToken123",
 	"slack":  `xoxb-it's-$HOME-"q"`,
@@ -164,7 +167,11 @@ func (f *fakeServer) create(w http.ResponseWriter, r *http.Request) {
 	for _, t := range req.Twins {
 		api := base + "/" + t + "/s/" + testSID
 		perTwin[t] = map[string]any{"api_url": api, "mcp_url": api + "/mcp", "openapi_url": api + "/openapi.json"}
-		creds[t] = map[string]any{"token": fakeTokens[t], "header": "Authorization", "scheme": "Bearer"}
+		cred := map[string]any{"token": fakeTokens[t], "header": "Authorization", "scheme": "Bearer"}
+		if t == "slack" {
+			cred["user_token"] = fakeSlackUserToken
+		}
+		creds[t] = cred
 	}
 	writeJSON(w, 201, map[string]any{
 		"session_id":           testSID,

@@ -266,10 +266,8 @@ func secretsEnv(sb *CreatedSandbox, order []string, root string) []byte {
 		export(env+"_REST_URL", sb.PerTwin[name].APIURL)
 		export(env+"_MCP_URL", sb.PerTwin[name].MCPURL)
 		export(env+"_TOKEN", sb.ProviderCredentials[name].Token)
-		if name == "github" {
-			if host := githubHost(sb); host != "" {
-				export("POME_GITHUB_HOST", host)
-			}
+		if u := sb.ProviderCredentials[name].UserToken; u != "" {
+			export(env+"_USER_TOKEN", u)
 		}
 	}
 	if len(order) > 0 {

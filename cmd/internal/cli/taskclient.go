@@ -67,7 +67,8 @@ func (cp controlPlane) CreateSandbox(ctx context.Context, req task.SandboxReques
 		if !ok {
 			return nil, cp.c.unexpected("the created sandbox has no %s twin", name)
 		}
-		sb.Twins[name] = task.TwinAccess{RESTURL: ep.APIURL, MCPURL: ep.MCPURL, Token: created.ProviderCredentials[name].Token}
+		sb.Twins[name] = task.TwinAccess{RESTURL: ep.APIURL, MCPURL: ep.MCPURL, Token: created.ProviderCredentials[name].Token,
+			UserToken: created.ProviderCredentials[name].UserToken}
 	}
 	return sb, nil
 }
