@@ -171,7 +171,12 @@ func trialCode(tr *task.Trial) int {
 		}
 		return ExitOrchestration
 	}
-	switch tr.Verdict.State {
+	return stateCode(tr.Verdict.State)
+}
+
+// stateCode is a verdict state's exit code.
+func stateCode(state string) int {
+	switch state {
 	case task.StatePass:
 		return ExitOK
 	case task.StateFail:
