@@ -16,7 +16,7 @@ func (a *App) commands() []*cobra.Command {
 		a.newTapeCmd(),
 		a.newStateCmd(),
 		a.newChecksCmd(),
-		a.newTasksCmd(), a.newRunCmd(), a.newGradeCmd(), a.newEvalCmd(),
+		a.newTasksCmd(), a.newRunCmd(), a.newGradeCmd(), a.newEvalCmd(), a.newInspectCmd(),
 		a.newTwinsCmd(),
 		a.newUsageCmd(),
 		a.newVersionCmd(),
