@@ -73,6 +73,10 @@ type Runner struct {
 	KillGrace time.Duration
 	// Server is recorded in meta.json.
 	Server string
+	// Identity is stamped into meta.json and verdict.json.
+	Identity AgentIdentity
+	// PassThreshold, when set, is the threshold of tasks that set none.
+	PassThreshold *float64
 	// Env is the environment agents and judges start from (nil:
 	// os.Environ()). Agents get only what ScrubAgentEnv keeps of it; POME_*
 	// variables never pass, so that the team key and another sandbox's
@@ -123,14 +127,18 @@ type Meta struct {
 	Task  string `json:"task"`
 	// Scenario and Title are the task's slug and title under the original
 	// Pome's meta.json names.
-	Scenario       string         `json:"scenario"`
-	Title          string         `json:"title"`
-	Class          string         `json:"class,omitempty"`
-	TaskFile       string         `json:"task_file,omitempty"`
-	SessionID      string         `json:"session_id,omitempty"`
-	Twins          []string       `json:"twins"`
-	Server         string         `json:"server,omitempty"`
-	Agent          string         `json:"agent"`
+	Scenario  string   `json:"scenario"`
+	Title     string   `json:"title"`
+	Class     string   `json:"class,omitempty"`
+	TaskFile  string   `json:"task_file,omitempty"`
+	SessionID string   `json:"session_id,omitempty"`
+	Twins     []string `json:"twins"`
+	Server    string   `json:"server,omitempty"`
+	Agent     string   `json:"agent"`
+	AgentIdentity
+	// PassThreshold is the project's default threshold, applied because
+	// the task sets none (absent when the task's own applied).
+	PassThreshold  *float64       `json:"pass_threshold,omitempty"`
 	TimeoutSeconds float64        `json:"timeout_seconds"`
 	StartedAt      time.Time      `json:"started_at"`
 	FinishedAt     time.Time      `json:"finished_at"`
@@ -190,7 +198,10 @@ func (r *Runner) Run(ctx context.Context, t *Task, index int) *Trial {
 		timeout = r.Timeout
 	}
 	meta := &Meta{RunID: tr.RunID, Trial: index, Task: t.Title, Scenario: Slug(t), Title: t.Title, Class: t.Config.Class, TaskFile: t.File, Twins: t.Config.Twins, Server: r.Server,
-		Agent: r.Agent, TimeoutSeconds: timeout.Seconds(), StartedAt: start.UTC()}
+		Agent: r.Agent, AgentIdentity: r.Identity, TimeoutSeconds: timeout.Seconds(), StartedAt: start.UTC()}
+	if r.PassThreshold != nil && !t.Config.PassThresholdSet {
+		meta.PassThreshold = r.PassThreshold
+	}
 	if err := os.MkdirAll(tr.Dir, 0o755); err != nil {
 		tr.Err = fmt.Errorf("create the run directory: %w", err)
 		return tr
@@ -328,6 +339,11 @@ func (r *Runner) run(ctx context.Context, t *Task, tr *Trial, meta *Meta, timeou
 	v, err := r.CP.Grade(ctx, sb.ID, string(t.Source))
 	if err != nil {
 		return fmt.Errorf("grade: %w", err)
+	}
+	v.AgentIdentity = r.Identity
+	if meta.PassThreshold != nil {
+		v.PassThreshold = *meta.PassThreshold
+		Summarize(v)
 	}
 	if r.JudgeCmd != "" && hasModel(v) {
 		for name := range art.StateFinal {

@@ -175,6 +175,13 @@ func (d *RunDir) Grade(ctx context.Context, reg *twins.Registry, t *Task, judge 
 	v := Grade(ctx, t, p, judge)
 	v.Task = t.Title
 	v.SessionID = d.Meta.SessionID
+	v.AgentIdentity = d.Meta.AgentIdentity
+	// The project's threshold the run applied still applies, unless the
+	// task now sets its own.
+	if d.Meta.PassThreshold != nil && !t.Config.PassThresholdSet {
+		v.PassThreshold = *d.Meta.PassThreshold
+		Summarize(v)
+	}
 	return v
 }
 
