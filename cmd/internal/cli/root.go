@@ -16,7 +16,7 @@ func (a *App) commands() []*cobra.Command {
 		a.newTapeCmd(),
 		a.newStateCmd(),
 		a.newChecksCmd(),
-		a.newTasksCmd(), a.newRunCmd(), a.newGradeCmd(), a.newEvalCmd(), a.newInspectCmd(), a.newFixPromptCmd(), a.newInitCmd(),
+		a.newTasksCmd(), a.newRunCmd(), a.newGradeCmd(), a.newEvalCmd(), a.newInspectCmd(), a.newFixPromptCmd(), a.newInitCmd(), a.newDoctorCmd(),
 		a.newTwinsCmd(),
 		a.newUsageCmd(),
 		a.newVersionCmd(),
