@@ -69,7 +69,7 @@ func (a *App) doctorSteps() []doctorStep {
 		func(context.Context) (string, *doctorFailure) {
 			p, err := findProject(".")
 			if err != nil {
-				return "", &doctorFailure{"manifest", err.Error(), hintOr(err, "correct the manifest; see " + manifestSchemaURL)}
+				return "", &doctorFailure{"manifest", err.Error(), hintOr(err, "correct the manifest; see "+manifestSchemaURL)}
 			}
 			if p == nil {
 				return "", &doctorFailure{"manifest", "no pome.json or pome.yaml here or in a parent folder", "run `pome init` in the project's folder"}

@@ -11,7 +11,7 @@ import (
 func (a *App) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.newServeCmd(),
-		a.newLoginCmd(),
+		a.newLoginCmd(), a.newLogoutCmd(),
 		a.newSandboxCmd(),
 		a.newTapeCmd(),
 		a.newStateCmd(),
