@@ -136,29 +136,50 @@ func (a *App) doctorSteps() []doctorStep {
 			return "agent     " + proj.M.Command + " resolves", nil
 		},
 		func(context.Context) (string, *doctorFailure) {
-			env := task.ScrubAgentEnv(os.Environ())
-			for _, kv := range env {
-				k, v, _ := strings.Cut(kv, "=")
-				for _, p := range proxyEnv {
-					if k == p && v != "" {
-						return "", &doctorFailure{"environment", "the agent gets " + k + "=" + v + ", which sends its calls through another host instead of the twins",
-							"unset " + k + " (or drop it from " + task.EnvAllowlist + ")"}
-					}
-				}
-				if h := vendorHost(v); h != "" {
-					return "", &doctorFailure{"environment", "the agent gets " + k + ", which points at the real " + h,
-						"unset " + k + "; the agent finds the twins in POME_<TWIN>_REST_URL and POME_<TWIN>_MCP_URL"}
-				}
-			}
-			if script := commandScript(proj.M.Command); script != "" {
-				if line, h := scanForHosts(script); h != "" {
-					return "", &doctorFailure{"environment", fmt.Sprintf("%s:%d hard-codes the real %s", script, line, h),
-						"read the address from POME_" + twinOfHost(h) + "_REST_URL (or POME_TWIN_BASE_URL) instead"}
-				}
+			if f := checkAgentEnv(proj.M.Command); f != nil {
+				return "", f
 			}
 			return "env       the agent's environment names no real vendor host and no proxy", nil
 		},
 	}
+}
+
+// checkAgentEnv reports a proxy or a real vendor host in what the agent
+// would inherit, or a vendor host hard-coded in the script it runs.
+func checkAgentEnv(command string) *doctorFailure {
+	for _, kv := range task.ScrubAgentEnv(os.Environ()) {
+		k, v, _ := strings.Cut(kv, "=")
+		for _, p := range proxyEnv {
+			if k == p && v != "" {
+				return &doctorFailure{"environment", "the agent gets " + k + "=" + v + ", which sends its calls through another host instead of the twins",
+					"unset " + k + " (or drop it from " + task.EnvAllowlist + ")"}
+			}
+		}
+		if h := vendorHost(v); h != "" {
+			return &doctorFailure{"environment", "the agent gets " + k + ", which points at the real " + h,
+				"unset " + k + "; the agent finds the twins in POME_<TWIN>_REST_URL and POME_<TWIN>_MCP_URL"}
+		}
+	}
+	if script := commandScript(command); script != "" {
+		if line, h := scanForHosts(script); h != "" {
+			return &doctorFailure{"environment", fmt.Sprintf("%s:%d hard-codes the real %s", script, line, h),
+				"read the address from POME_" + twinOfHost(h) + "_REST_URL (or POME_TWIN_BASE_URL) instead"}
+		}
+	}
+	return nil
+}
+
+// agentWiring is the part of doctor `pome run` applies before it starts
+// an agent: the command resolves and the agent cannot reach a real vendor.
+func agentWiring(command string) error {
+	f := checkCommand(command)
+	if f == nil {
+		f = checkAgentEnv(command)
+	}
+	if f == nil {
+		return nil
+	}
+	return &ExitError{Code: ExitOrchestration, Err: fmt.Errorf("refusing to start the agent: %s", f.cause), Fix: f.fix}
 }
 
 func hintOr(err error, fallback string) string {
@@ -206,6 +227,11 @@ func commandScript(cmd string) string {
 // checkCommand reports a command whose program cannot be found or whose
 // script is missing.
 func checkCommand(cmd string) *doctorFailure {
+	// A command with shell syntax is the shell's to read; only plain
+	// "program args…" commands are looked into.
+	if strings.ContainsAny(cmd, ";&|$`()<>'\"\\{}[]*?~") {
+		return nil
+	}
 	words := commandWords(cmd)
 	if len(words) == 0 {
 		return &doctorFailure{"agent", "the command " + quoteCmd(cmd) + " holds no program", "set \"command\" to the shell command that starts your agent"}

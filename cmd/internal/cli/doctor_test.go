@@ -112,3 +112,32 @@ func writeManifestFile(t *testing.T, dir, content string) {
 		t.Fatal(err)
 	}
 }
+
+// pome run refuses, before any sandbox, an agent doctor would fail.
+func TestRunRefusesMiswiredAgent(t *testing.T) {
+	p := startPome(t, tasktest.Registry())
+	path := writeTask(t, notesTask)
+	r := runCLI(t, "run", path, "--agent", "no-such-agent-program --go", "--artifacts-dir", t.TempDir())
+	if r.code != ExitOrchestration || !strings.Contains(r.stderr, "refusing to start the agent: the command's program no-such-agent-program is not found") {
+		t.Errorf("program: %+v", r)
+	}
+	script := agentScript(t, passingAgent+"curl -s https://api.stripe.com/v1/charges\n")
+	r = runCLI(t, "run", path, "--agent", script, "--artifacts-dir", t.TempDir())
+	if r.code != ExitOrchestration || !strings.Contains(r.stderr, "hard-codes the real api.stripe.com") || !strings.Contains(r.stderr, "POME_STRIPE_REST_URL") {
+		t.Errorf("script: %+v", r)
+	}
+	t.Setenv("ALL_PROXY", "socks5://proxy.example.net:1080")
+	t.Setenv("POME_AGENT_ENV_ALLOWLIST", "ALL_PROXY")
+	r = runCLI(t, "run", path, "--agent", agentScript(t, passingAgent), "--artifacts-dir", t.TempDir())
+	if r.code != ExitOrchestration || !strings.Contains(r.stderr, "the agent gets ALL_PROXY=") {
+		t.Errorf("proxy: %+v", r)
+	}
+	if n := len(p.sandboxes(t)); n != 0 {
+		t.Errorf("%d sandboxes created", n)
+	}
+	// Shell syntax is left to the shell.
+	os.Unsetenv("ALL_PROXY")
+	if r := runCLI(t, "run", path, "--agent", "cd / && "+agentScript(t, passingAgent), "--artifacts-dir", t.TempDir()); r.code != ExitOK {
+		t.Errorf("shell command: %+v", r)
+	}
+}

@@ -52,6 +52,10 @@ func (a *App) newRunCmd() *cobra.Command {
 			"--agent-version) and --agent-model are stamped into meta.json and verdict.json.\n" +
 			"Relative paths in the manifest are read from its folder; the agent command\n" +
 			"runs in the current folder.\n\n" +
+			"Before any sandbox exists, the agent checks of `pome doctor` run: the\n" +
+			"command's program and script resolve, and the agent would inherit no proxy\n" +
+			"and no variable naming a real vendor host, nor hard-code one in its script.\n" +
+			"A failure refuses the run (exit 2); there is no override.\n\n" +
 			"Exit codes: 0 pass, 1 fail, 2 orchestration error, 3 auth, 4 quota,\n" +
 			"5 usage or invalid task, 6 incomplete (could not grade).",
 		Args: cobra.MaximumNArgs(1),
@@ -73,6 +77,9 @@ func (a *App) newRunCmd() *cobra.Command {
 			}
 			if strings.TrimSpace(agent) == "" {
 				return usageErrorf("--agent is required: the command that runs your agent, e.g. --agent \"python agent.py\" (or set \"command\" in pome.json)")
+			}
+			if err := agentWiring(agent); err != nil {
+				return err
 			}
 			if artifacts, err = a.artifactsDir(cmd, artifacts); err != nil {
 				return err
