@@ -43,7 +43,8 @@ func (a *App) newRunCmd() *cobra.Command {
 				"(they hold the team key): the run sets the agent's own.", 80) + "\n\n" +
 			"The run directory holds meta.json, events.jsonl, state_initial.<twin>.json,\n" +
 			"state_final.<twin>.json (and state_initial.json, state_final.json for the\n" +
-			"first twin), stdout.txt, stderr.log and verdict.json; latest.json in\n" +
+			"first twin), stdout.txt, stderr.log, verdict.json and task.md (the task as it\n" +
+			"ran, for `pome eval`); latest.json in\n" +
 			"--artifacts-dir names the last run (run_id, task, run_dir) and sums up all.\n\n" +
 			"In a project with a manifest (pome.json or pome.yaml, here or in a parent;\n" +
 			"`pome init` writes one), TASK defaults to its tasks, --agent to its command,\n" +
