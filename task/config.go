@@ -89,7 +89,7 @@ func (p *parser) config(t *Task, s *section) {
 				p.errorf(at(v), "passThreshold must be a number from 0 to 100 (a score in percent), got %q", v.Value)
 				continue
 			}
-			t.Config.PassThreshold = f
+			t.Config.PassThreshold, t.Config.PassThresholdSet = f, true
 		default:
 			e := p.errorf(at(k), "unknown config key %q", k.Value)
 			e.Hint = "keys are twins, class, timeout, runs and passThreshold"

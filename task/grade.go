@@ -39,7 +39,8 @@ type Verdict struct {
 	// when it names one.
 	Class     string `json:"class,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
-	State     string `json:"state"`
+	AgentIdentity
+	State string `json:"state"`
 	// Score is 0–100 over the evaluated criteria.
 	Score         float64 `json:"score"`
 	PassThreshold float64 `json:"pass_threshold"`
@@ -52,6 +53,15 @@ type Verdict struct {
 	// Reason says why the state is incomplete (empty otherwise).
 	Reason   string            `json:"reason,omitempty"`
 	Criteria []CriterionResult `json:"criteria"`
+}
+
+// AgentIdentity names the agent under test, as a project manifest
+// (pome.json's agent) and `pome run`'s flags give it.
+type AgentIdentity struct {
+	Slug      string `json:"agent_slug,omitempty"`
+	Version   string `json:"agent_version,omitempty"`
+	Model     string `json:"agent_model,omitempty"`
+	Framework string `json:"agent_framework,omitempty"`
 }
 
 // CriterionResult is one criterion's outcome.

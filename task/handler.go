@@ -100,16 +100,22 @@ func TaskForSandbox(reg *twins.Registry, sandboxTwins []string, storedSource str
 		}
 		return nil, &session.Error{Type: session.ErrInternal, Message: err.Error()}
 	}
-	var errs Errors
-	for _, c := range t.Criteria {
-		if c.Kind == Code && !contains(sandboxTwins, c.Twin) {
-			errs = append(errs, &Error{File: "task", Line: c.Line, Msg: fmt.Sprintf("criterion reads the %s twin, which this sandbox does not run (it runs %s)", c.Twin, strings.Join(sandboxTwins, ", "))})
-		}
-	}
-	if len(errs) > 0 {
+	if errs := foreignTwins(t, "task", "this sandbox", sandboxTwins); len(errs) > 0 {
 		return nil, validationError(field, errs)
 	}
 	return t, nil
+}
+
+// foreignTwins lists the [code] criteria of t that read a twin outside
+// twins, which where (a sandbox, a run) does not have.
+func foreignTwins(t *Task, file, where string, twins []string) Errors {
+	var errs Errors
+	for _, c := range t.Criteria {
+		if c.Kind == Code && !contains(twins, c.Twin) {
+			errs = append(errs, &Error{File: file, Line: c.Line, Msg: fmt.Sprintf("criterion reads the %s twin, which %s does not run (it runs %s)", c.Twin, where, strings.Join(twins, ", "))})
+		}
+	}
+	return errs
 }
 
 func validationError(field string, es Errors) *session.Error {

@@ -51,6 +51,9 @@ type Config struct {
 	Runs    int
 	// PassThreshold is the score (0–100) a run needs to pass.
 	PassThreshold float64
+	// PassThresholdSet says the task set PassThreshold itself, so that a
+	// project-wide default (pome.json's pass_threshold) leaves it alone.
+	PassThresholdSet bool
 }
 
 // Defaults of a task's config.

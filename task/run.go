@@ -21,7 +21,9 @@ import (
 type ControlPlane interface {
 	CreateSandbox(ctx context.Context, req SandboxRequest) (*Sandbox, error)
 	State(ctx context.Context, sid, twin string) (json.RawMessage, error)
-	Tape(ctx context.Context, sid, twin string) ([]json.RawMessage, error)
+	// Tape returns a twin's rows and how many calls went past the tape's
+	// cap (rows the server no longer holds).
+	Tape(ctx context.Context, sid, twin string) (rows []json.RawMessage, dropped int64, err error)
 	// Grade grades the sandbox against a task source on the server.
 	Grade(ctx context.Context, sid, taskSource string) (*Verdict, error)
 	StopSandbox(ctx context.Context, sid string) error
@@ -74,6 +76,10 @@ type Runner struct {
 	KillGrace time.Duration
 	// Server is recorded in meta.json.
 	Server string
+	// Identity is stamped into meta.json and verdict.json.
+	Identity AgentIdentity
+	// PassThreshold, when set, is the threshold of tasks that set none.
+	PassThreshold *float64
 	// Env is the environment agents and judges start from (nil:
 	// os.Environ()). Agents get only what ScrubAgentEnv keeps of it; POME_*
 	// variables never pass, so that the team key and another sandbox's
@@ -124,14 +130,18 @@ type Meta struct {
 	Task  string `json:"task"`
 	// Scenario and Title are the task's slug and title under the original
 	// Pome's meta.json names.
-	Scenario       string         `json:"scenario"`
-	Title          string         `json:"title"`
-	Class          string         `json:"class,omitempty"`
-	TaskFile       string         `json:"task_file,omitempty"`
-	SessionID      string         `json:"session_id,omitempty"`
-	Twins          []string       `json:"twins"`
-	Server         string         `json:"server,omitempty"`
-	Agent          string         `json:"agent"`
+	Scenario  string   `json:"scenario"`
+	Title     string   `json:"title"`
+	Class     string   `json:"class,omitempty"`
+	TaskFile  string   `json:"task_file,omitempty"`
+	SessionID string   `json:"session_id,omitempty"`
+	Twins     []string `json:"twins"`
+	Server    string   `json:"server,omitempty"`
+	Agent     string   `json:"agent"`
+	AgentIdentity
+	// PassThreshold is the project's default threshold, applied because
+	// the task sets none (absent when the task's own applied).
+	PassThreshold  *float64       `json:"pass_threshold,omitempty"`
 	TimeoutSeconds float64        `json:"timeout_seconds"`
 	StartedAt      time.Time      `json:"started_at"`
 	FinishedAt     time.Time      `json:"finished_at"`
@@ -140,6 +150,9 @@ type Meta struct {
 	State          string         `json:"state,omitempty"`
 	Score          *float64       `json:"score,omitempty"`
 	Error          string         `json:"error,omitempty"`
+	// TapeDropped counts, per twin, calls past the tape's cap: their rows
+	// are missing from events.jsonl, so tape checks cannot be trusted.
+	TapeDropped map[string]int64 `json:"tape_dropped,omitempty"`
 }
 
 func (r *Runner) preflightTimeout() time.Duration {
@@ -188,9 +201,18 @@ func (r *Runner) Run(ctx context.Context, t *Task, index int) *Trial {
 		timeout = r.Timeout
 	}
 	meta := &Meta{RunID: tr.RunID, Trial: index, Task: t.Title, Scenario: Slug(t), Title: t.Title, Class: t.Config.Class, TaskFile: t.File, Twins: t.Config.Twins, Server: r.Server,
-		Agent: r.Agent, TimeoutSeconds: timeout.Seconds(), StartedAt: start.UTC()}
+		Agent: r.Agent, AgentIdentity: r.Identity, TimeoutSeconds: timeout.Seconds(), StartedAt: start.UTC()}
+	if r.PassThreshold != nil && !t.Config.PassThresholdSet {
+		meta.PassThreshold = r.PassThreshold
+	}
 	if err := os.MkdirAll(tr.Dir, 0o755); err != nil {
 		tr.Err = fmt.Errorf("create the run directory: %w", err)
+		return tr
+	}
+	// The task as it ran, so that `pome eval` can grade the run again
+	// after the file has changed or moved.
+	if err := os.WriteFile(filepath.Join(tr.Dir, TaskSourceFile), t.Source, 0o644); err != nil {
+		tr.Err = fmt.Errorf("save the task: %w", err)
 		return tr
 	}
 	defer func() {
@@ -206,11 +228,11 @@ func (r *Runner) Run(ctx context.Context, t *Task, index int) *Trial {
 			tr.Err = err
 		}
 	}()
-	tr.Err = r.run(ctx, t, tr, timeout)
+	tr.Err = r.run(ctx, t, tr, meta, timeout)
 	return tr
 }
 
-func (r *Runner) run(ctx context.Context, t *Task, tr *Trial, timeout time.Duration) error {
+func (r *Runner) run(ctx context.Context, t *Task, tr *Trial, meta *Meta, timeout time.Duration) error {
 	ttl := timeout + r.preflightTimeout() + 10*time.Minute
 	if ttl > 24*time.Hour {
 		ttl = 24 * time.Hour
@@ -300,11 +322,17 @@ func (r *Runner) run(ctx context.Context, t *Task, tr *Trial, timeout time.Durat
 		if err := writeStates(tr.Dir, "state_final", name, name == t.Config.Twins[0], doc); err != nil {
 			return err
 		}
-		rows, err := r.CP.Tape(ctx, sb.ID, name)
+		rows, dropped, err := r.CP.Tape(ctx, sb.ID, name)
 		if err != nil {
 			return fmt.Errorf("read the %s tape: %w", name, err)
 		}
 		tapes[name] = rows
+		if dropped > 0 {
+			if meta.TapeDropped == nil {
+				meta.TapeDropped = map[string]int64{}
+			}
+			meta.TapeDropped[name] = dropped
+		}
 	}
 	events := MergeTapes(t.Config.Twins, tapes)
 	if err := writeJSONL(filepath.Join(tr.Dir, "events.jsonl"), events); err != nil {
@@ -314,6 +342,11 @@ func (r *Runner) run(ctx context.Context, t *Task, tr *Trial, timeout time.Durat
 	v, err := r.CP.Grade(ctx, sb.ID, string(t.Source))
 	if err != nil {
 		return fmt.Errorf("grade: %w", err)
+	}
+	v.AgentIdentity = r.Identity
+	if meta.PassThreshold != nil {
+		v.PassThreshold = *meta.PassThreshold
+		Summarize(v)
 	}
 	if r.JudgeCmd != "" && hasModel(v) {
 		for name := range art.StateFinal {
@@ -350,8 +383,13 @@ func (r *Runner) parentEnv() []string {
 // baseEnv is what a judge starts from: Pome's environment without POME_*.
 // A judge is the user's own trusted program, unlike the agent under test.
 func (r *Runner) baseEnv() []string {
-	base := r.parentEnv()
-	out := make([]string, 0, len(base)+16)
+	return JudgeEnv(r.parentEnv())
+}
+
+// JudgeEnv is base without its POME_* variables, which hold the team key:
+// what a judge program starts from.
+func JudgeEnv(base []string) []string {
+	out := make([]string, 0, len(base))
 	for _, kv := range base {
 		if !strings.HasPrefix(kv, "POME_") {
 			out = append(out, kv)

@@ -369,7 +369,9 @@ type Tape struct {
 	Twin      string            `json:"twin"`
 	Rows      []json.RawMessage `json:"rows"`
 	Count     int               `json:"count"`
-	Raw       json.RawMessage   `json:"-"`
+	// Dropped counts calls past the tape's cap, whose rows are gone.
+	Dropped int64           `json:"dropped,omitempty"`
+	Raw     json.RawMessage `json:"-"`
 }
 
 // CheckParam is one typed parameter of a check template.

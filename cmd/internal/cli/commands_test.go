@@ -392,6 +392,15 @@ func TestSandboxListGetStop(t *testing.T) {
 	if q := f.last().RawQuery; q != "limit=5&state=ready" {
 		t.Errorf("query %q", q)
 	}
+	// The original Pome's names for the states.
+	for arg, want := range map[string]string{"running": "state=ready", "done": "state=stopped", "all": "", "expired": "state=expired"} {
+		if r := runCLI(t, "sandbox", "list", "--state", arg); r.code != ExitOK || f.last().RawQuery != want {
+			t.Errorf("--state %s: query %q, %+v", arg, f.last().RawQuery, r)
+		}
+	}
+	if r := runCLI(t, "sandbox", "list", "--state", "busy"); r.code != ExitUsage || !strings.Contains(r.stderr, `unknown --state "busy"`) {
+		t.Errorf("bad state: %+v", r)
+	}
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID ") {
 		t.Errorf("table:\n%s", r.stdout)

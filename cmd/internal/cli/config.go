@@ -137,17 +137,43 @@ type kv struct{ key, value string }
 // through yaml.Node rather than viper.WriteConfig because viper would also
 // write every default, env value and flag in effect into the file.
 func writeConfigKeys(path string, pairs ...kv) error {
+	_, err := editConfig(path, func(m *yaml.Node) bool {
+		for _, p := range pairs {
+			setMapping(m, p.key, p.value)
+		}
+		return true
+	})
+	return err
+}
+
+// deleteConfigKey removes key from the config file, keeping the rest; it
+// reports whether the key was there.
+func deleteConfigKey(path, key string) (bool, error) {
+	return editConfig(path, func(m *yaml.Node) bool {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				m.Content = append(m.Content[:i], m.Content[i+2:]...)
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// editConfig applies edit to the config file's top-level mapping and
+// writes the file back when edit says it changed something.
+func editConfig(path string, edit func(m *yaml.Node) bool) (bool, error) {
 	if path == "" {
-		return errors.New("no config file location: set --config, POME_CONFIG or HOME")
+		return false, errors.New("no config file location: set --config, POME_CONFIG or HOME")
 	}
 	var doc yaml.Node
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return false, err
 	}
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("config file %s: %w", path, err)
+			return false, fmt.Errorf("config file %s: %w", path, err)
 		}
 	}
 	if doc.Kind == 0 {
@@ -159,21 +185,21 @@ func writeConfigKeys(path string, pairs ...kv) error {
 	}
 	m := doc.Content[0]
 	if m.Kind != yaml.MappingNode {
-		return fmt.Errorf("config file %s: top level is not a mapping", path)
+		return false, fmt.Errorf("config file %s: top level is not a mapping", path)
 	}
-	for _, p := range pairs {
-		setMapping(m, p.key, p.value)
+	if !edit(m) {
+		return false, nil
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
-		return err
+		return false, err
 	}
 	if err := enc.Close(); err != nil {
-		return err
+		return false, err
 	}
-	return writeFileAtomic(path, buf.Bytes(), 0o600, true)
+	return true, writeFileAtomic(path, buf.Bytes(), 0o600, true)
 }
 
 // setMapping sets key to a string value in a YAML mapping node, in place

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -62,4 +63,31 @@ func (a *App) readKey() (string, error) {
 			Fix: "pass --api-key pme_…, set POME_API_KEY, or type the key the server printed at start"}
 	}
 	return key, nil
+}
+
+func (a *App) newLogoutCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "logout",
+		Short: "Remove the saved API key from the config file",
+		Long: "Removes api_key from the config file, keeping every other setting (the server\n" +
+			"included). The key itself stays valid on the server: remove it from the\n" +
+			"server's keys (POME_API_KEYS, the config's teams:, or its --key-file) to revoke it.",
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			removed, err := deleteConfigKey(a.configPath, keyAPIKey)
+			if err != nil {
+				return err
+			}
+			if removed {
+				fmt.Fprintf(a.Stdout, "Removed the API key from %s.\n", a.configPath)
+			} else {
+				fmt.Fprintf(a.Stdout, "No API key is saved in %s.\n", a.configPath)
+			}
+			fmt.Fprintln(a.Stderr, "The key is not revoked on the server; remove it from the server's keys to revoke it.")
+			if os.Getenv("POME_API_KEY") != "" {
+				fmt.Fprintln(a.Stderr, "POME_API_KEY is still set in this shell and still supplies a key.")
+			}
+			return nil
+		}),
+	}
 }

@@ -11,12 +11,12 @@ import (
 func (a *App) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.newServeCmd(),
-		a.newLoginCmd(),
+		a.newLoginCmd(), a.newLogoutCmd(),
 		a.newSandboxCmd(),
 		a.newTapeCmd(),
 		a.newStateCmd(),
 		a.newChecksCmd(),
-		a.newTasksCmd(), a.newRunCmd(), a.newGradeCmd(),
+		a.newTasksCmd(), a.newRunCmd(), a.newGradeCmd(), a.newEvalCmd(), a.newInspectCmd(), a.newFixPromptCmd(), a.newInitCmd(), a.newDoctorCmd(),
 		a.newTwinsCmd(),
 		a.newUsageCmd(),
 		a.newVersionCmd(),
@@ -28,7 +28,8 @@ func (a *App) newRootCmd() *cobra.Command {
 		Use:   "pome",
 		Short: "Digital twins of SaaS APIs for testing agents",
 		Long: "pome runs digital twins of GitHub, Slack, Stripe and Gmail inside sandboxes\n" +
-			"(`pome serve`) and talks to a Pome server's control plane (every other command).",
+			"(`pome serve`) and talks to a Pome server's control plane. `init`, `inspect`,\n" +
+			"`fix-prompt` and `eval` work on a project folder and its runs, offline.",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// Loading here, once the command line is parsed, lets flags of the

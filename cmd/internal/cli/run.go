@@ -19,13 +19,14 @@ import (
 
 func (a *App) newRunCmd() *cobra.Command {
 	var (
-		agent, judge, artifacts string
-		trials, parallel        int
-		timeout                 time.Duration
-		asJSON                  bool
+		agent, judge, artifacts  string
+		agentModel, agentVersion string
+		trials, parallel         int
+		timeout                  time.Duration
+		asJSON                   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "run TASK.md|DIR --agent CMD",
+		Use:   "run [TASK.md|DIR] [--agent CMD]",
 		Short: "Run an agent against a task (or every task in DIR) and grade it",
 		Long: "Creates a sandbox from the task's twins and seed, runs the agent's preflight\n" +
 			"(POME_PREFLIGHT=1, 10 s) and then the agent within the task's timeout, grades\n" +
@@ -42,14 +43,59 @@ func (a *App) newRunCmd() *cobra.Command {
 				"(they hold the team key): the run sets the agent's own.", 80) + "\n\n" +
 			"The run directory holds meta.json, events.jsonl, state_initial.<twin>.json,\n" +
 			"state_final.<twin>.json (and state_initial.json, state_final.json for the\n" +
-			"first twin), stdout.txt, stderr.log and verdict.json; latest.json in\n" +
+			"first twin), stdout.txt, stderr.log, verdict.json and task.md (the task as it\n" +
+			"ran, for `pome eval`); latest.json in\n" +
 			"--artifacts-dir names the last run (run_id, task, run_dir) and sums up all.\n\n" +
+			"In a project with a manifest (pome.json or pome.yaml, here or in a parent;\n" +
+			"`pome init` writes one), TASK defaults to its tasks, --agent to its command,\n" +
+			"--artifacts-dir to its artifacts_dir, and its pass_threshold applies to tasks\n" +
+			"that set no passThreshold. Its agent.slug and agent.version (or\n" +
+			"--agent-version) and --agent-model are stamped into meta.json and verdict.json.\n" +
+			"Relative paths in the manifest are read from its folder; the agent command\n" +
+			"runs in the current folder.\n\n" +
+			"Before any sandbox exists, the agent checks of `pome doctor` run: the\n" +
+			"command's program and script resolve, and the agent would inherit no proxy\n" +
+			"and no variable naming a real vendor host, nor hard-code one in its script.\n" +
+			"A failure refuses the run (exit 2); there is no override.\n\n" +
 			"Exit codes: 0 pass, 1 fail, 2 orchestration error, 3 auth, 4 quota,\n" +
 			"5 usage or invalid task, 6 incomplete (could not grade).",
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			proj, err := findProject(".")
+			if err != nil {
+				return err
+			}
+			path := ""
+			if len(args) == 1 {
+				path = args[0]
+			} else if proj != nil && proj.M.Tasks != "" {
+				path = proj.path(proj.M.Tasks)
+			} else {
+				return usageErrorf("give a task file or a folder of tasks, or set \"tasks\" in pome.json (`pome init` writes one)")
+			}
+			if strings.TrimSpace(agent) == "" && proj != nil {
+				agent = proj.M.Command
+			}
 			if strings.TrimSpace(agent) == "" {
-				return usageErrorf("--agent is required: the command that runs your agent, e.g. --agent \"python agent.py\"")
+				return usageErrorf("--agent is required: the command that runs your agent, e.g. --agent \"python agent.py\" (or set \"command\" in pome.json)")
+			}
+			if err := agentWiring(agent); err != nil {
+				return err
+			}
+			if artifacts, err = a.artifactsDir(cmd, artifacts); err != nil {
+				return err
+			}
+			identity := task.AgentIdentity{Model: agentModel, Version: agentVersion}
+			var threshold *float64
+			if proj != nil {
+				identity.Slug, identity.Framework = proj.M.Agent.Slug, proj.M.Agent.Framework
+				if identity.Version == "" {
+					identity.Version = proj.M.Agent.Version
+				}
+				if p := proj.M.PassThreshold; p != nil {
+					f := float64(*p)
+					threshold = &f
+				}
 			}
 			if trials < 0 || parallel < 1 {
 				return usageErrorf("-n must be at least 1 and --parallel at least 1")
@@ -58,7 +104,7 @@ func (a *App) newRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tasks, err := loadTasks(args[0], reg)
+			tasks, err := loadTasks(path, reg)
 			if err != nil {
 				return err
 			}
@@ -71,7 +117,8 @@ func (a *App) newRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := &task.Runner{CP: controlPlane{c}, Agent: agent, JudgeCmd: judge, ArtifactsDir: artifacts, Timeout: timeout, Server: c.BaseURL}
+			r := &task.Runner{CP: controlPlane{c}, Agent: agent, JudgeCmd: judge, ArtifactsDir: artifacts, Timeout: timeout, Server: c.BaseURL,
+				Identity: identity, PassThreshold: threshold}
 			sum := &task.Summary{StartedAt: time.Now().UTC(), Agent: agent}
 			var codes []int
 			for i, t := range tasks {
@@ -109,11 +156,13 @@ func (a *App) newRunCmd() *cobra.Command {
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&agent, "agent", "", "shell command that runs the agent (required)")
+	f.StringVar(&agent, "agent", "", "shell command that runs the agent (default: pome.json's command)")
+	f.StringVar(&agentModel, "agent-model", "", "the model the agent uses, recorded in meta.json and verdict.json")
+	f.StringVar(&agentVersion, "agent-version", "", "the agent's version, recorded in meta.json and verdict.json (default: pome.json's agent.version)")
 	f.IntVarP(&trials, "trials", "n", 0, "independent trials, each in its own sandbox (default: the task's runs)")
 	f.IntVar(&parallel, "parallel", 4, "trials running at the same time")
 	f.StringVar(&judge, "judge-cmd", "", "program that grades [model] criteria: JSON on stdin, {\"passed\":bool,\"reason\":…} on stdout")
-	f.StringVar(&artifacts, "artifacts-dir", "runs", "where run directories and latest.json are written")
+	f.StringVar(&artifacts, "artifacts-dir", "runs", "where run directories and latest.json are written (default: pome.json's artifacts_dir, else runs)")
 	f.DurationVar(&timeout, "timeout", 0, "agent timeout, overriding the task's")
 	f.BoolVar(&asJSON, "json", false, "print the run summary (runs/latest.json) as JSON")
 	return cmd
@@ -171,7 +220,12 @@ func trialCode(tr *task.Trial) int {
 		}
 		return ExitOrchestration
 	}
-	switch tr.Verdict.State {
+	return stateCode(tr.Verdict.State)
+}
+
+// stateCode is a verdict state's exit code.
+func stateCode(state string) int {
+	switch state {
 	case task.StatePass:
 		return ExitOK
 	case task.StateFail:

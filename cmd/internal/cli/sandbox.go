@@ -29,11 +29,15 @@ func (a *App) newSandboxListCmd() *cobra.Command {
 			if limit < 0 {
 				return usageErrorf("--limit must not be negative")
 			}
+			serverState, ok := listStates[state]
+			if !ok {
+				return usageErrorf("unknown --state %q: give running, ready, done, stopped, expired or all", state)
+			}
 			c, err := a.client()
 			if err != nil {
 				return err
 			}
-			list, err := c.ListSandboxes(cmd.Context(), state, limit)
+			list, err := c.ListSandboxes(cmd.Context(), serverState, limit)
 			if err != nil {
 				return err
 			}
@@ -59,11 +63,16 @@ func (a *App) newSandboxListCmd() *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().StringVar(&state, "state", "", "only sandboxes in this state: ready, stopped or expired")
+	cmd.Flags().StringVar(&state, "state", "all", "only sandboxes in this state: running (ready), done (stopped), expired, or all")
 	cmd.Flags().IntVar(&limit, "limit", 0, "at most this many sandboxes (default: the server's page size)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the server's JSON")
 	return cmd
 }
+
+// listStates maps --state to the server's filter: the original Pome's
+// names (running, done, all) beside the server's own (ready, stopped).
+// running is ready here: a sandbox serves from the moment it exists.
+var listStates = map[string]string{"": "", "all": "", "running": "ready", "ready": "ready", "done": "stopped", "stopped": "stopped", "expired": "expired"}
 
 // expiry shows when a ready sandbox ends; other states have already ended.
 func expiry(s Sandbox, now time.Time) string {

@@ -89,12 +89,12 @@ func (cp controlPlane) State(ctx context.Context, sid, twin string) (json.RawMes
 	return cp.c.State(ctx, sid, twin)
 }
 
-func (cp controlPlane) Tape(ctx context.Context, sid, twin string) ([]json.RawMessage, error) {
+func (cp controlPlane) Tape(ctx context.Context, sid, twin string) ([]json.RawMessage, int64, error) {
 	t, err := cp.c.Tape(ctx, sid, twin)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return t.Rows, nil
+	return t.Rows, t.Dropped, nil
 }
 
 func (cp controlPlane) Grade(ctx context.Context, sid, source string) (*task.Verdict, error) {
