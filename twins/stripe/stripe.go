@@ -66,9 +66,15 @@
 // payment_intent, charge, balance_transaction, product and default_price.
 //
 // Test cards behave as in Stripe test mode: pm_card_visa and 4242… succeed,
-// pm_card_chargeDeclined (4000000000000002) declines with card_declined /
-// generic_decline, pm_card_chargeDeclinedInsufficientFunds
-// (4000000000009995) with insufficient_funds, pm_card_authenticationRequired
+// every card, PaymentMethod and token of the testing docs' declined-payments
+// tables declines as documented — pm_card_visa_chargeDeclined
+// (4000000000000002) with card_declined / generic_decline,
+// pm_card_visa_chargeDeclinedInsufficientFunds (4000000000009995) with
+// insufficient_funds, …LostCard, …StolenCard, …ExpiredCard, …IncorrectCvc,
+// …ProcessingError, …VelocityLimitExceeded, tok_visa_chargeDeclinedFraudulent,
+// and pm_card_radarBlock (4100000000000019) is blocked by Radar as
+// fraudulent; those cards also cannot be attached to a customer, while
+// pm_card_chargeCustomerFail attaches and then declines. pm_card_authenticationRequired
 // (4000002760003184) and 4000002500003155 move the PaymentIntent to
 // requires_action. A decline answers 402 card_error with code, decline_code
 // and the PaymentIntent, which keeps the failed charge as latest_charge and
