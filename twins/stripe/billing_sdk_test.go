@@ -231,3 +231,73 @@ func TestSDKPaymentLinks(t *testing.T) {
 	_, err = sc.V1PaymentLinks.Create(ctx, flat)
 	wantInvalid(t, err, "price")
 }
+
+func TestSDKDisputes(t *testing.T) {
+	sc, _ := sdk(t, "")
+	pi, err := sc.V1PaymentIntents.Create(ctx, &sg.PaymentIntentCreateParams{
+		Amount: sg.Int64(4200), Currency: sg.String("usd"), PaymentMethodTypes: cardOnly(),
+		PaymentMethod: sg.String("pm_card_createDispute"), Confirm: sg.Bool(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pi.Status != sg.PaymentIntentStatusSucceeded {
+		t.Fatalf("status %s", pi.Status)
+	}
+	var found []*sg.Dispute
+	for d, err := range sc.V1Disputes.List(ctx, &sg.DisputeListParams{PaymentIntent: sg.String(pi.ID)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = append(found, d)
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d disputes", len(found))
+	}
+	d := found[0]
+	if !strings.HasPrefix(d.ID, "du_") || d.Amount != 4200 || d.Charge.ID != pi.LatestCharge.ID || d.Reason != sg.DisputeReasonFraudulent ||
+		d.Status != sg.DisputeStatusNeedsResponse || d.EvidenceDetails.DueBy == 0 || len(d.BalanceTransactions) != 1 || d.BalanceTransactions[0].Net != -5700 {
+		t.Fatalf("dispute %+v", d)
+	}
+	ch, err := sc.V1Charges.Retrieve(ctx, d.Charge.ID, nil)
+	if err != nil || !ch.Disputed {
+		t.Fatalf("charge %v %+v", err, ch)
+	}
+	// A visa charge is not disputed.
+	if _, err := sc.V1PaymentIntents.Create(ctx, &sg.PaymentIntentCreateParams{Amount: sg.Int64(900), Currency: sg.String("usd"),
+		PaymentMethodTypes: cardOnly(), PaymentMethod: sg.String("pm_card_visa"), Confirm: sg.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err := range sc.V1Disputes.List(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 1 {
+		t.Errorf("%d disputes in all", n)
+	}
+
+	staged, err := sc.V1Disputes.Update(ctx, d.ID, &sg.DisputeUpdateParams{Submit: sg.Bool(false),
+		Evidence: &sg.DisputeUpdateEvidenceParams{UncategorizedText: sg.String("The customer signed for the parcel.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if staged.Status != sg.DisputeStatusNeedsResponse || staged.Evidence.UncategorizedText != "The customer signed for the parcel." || !staged.EvidenceDetails.HasEvidence {
+		t.Fatalf("staged %+v", staged)
+	}
+	_, err = sc.V1Disputes.Update(ctx, d.ID, &sg.DisputeUpdateParams{Evidence: &sg.DisputeUpdateEvidenceParams{UncategorizedText: sg.String(strings.Repeat("x", 20001))}})
+	wantInvalid(t, err, "evidence[uncategorized_text]")
+	sub, err := sc.V1Disputes.Update(ctx, d.ID, &sg.DisputeUpdateParams{Submit: sg.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Status != sg.DisputeStatusUnderReview || sub.EvidenceDetails.SubmissionCount != 1 {
+		t.Fatalf("submitted %+v", sub)
+	}
+	_, err = sc.V1Disputes.Update(ctx, d.ID, &sg.DisputeUpdateParams{Submit: sg.Bool(true)})
+	wantInvalid(t, err, "evidence")
+	_, err = sc.V1Disputes.Update(ctx, "du_missing", &sg.DisputeUpdateParams{Submit: sg.Bool(true)})
+	wantMissing(t, err, "dispute")
+}

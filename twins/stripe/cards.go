@@ -23,6 +23,7 @@ const (
 	behaviorVelocity     = "card_velocity_exceeded" // card_declined / card_velocity_exceeded
 	behaviorFraudulent   = "fraudulent"             // the issuer declines it as fraudulent
 	behaviorRadarBlock   = "radar_block"            // Radar blocks it before the network
+	behaviorDispute      = "create_dispute"         // succeeds, then is disputed as fraudulent
 )
 
 // testCard is one of Stripe's documented test card numbers.
@@ -50,6 +51,7 @@ var testCards = []testCard{
 	{"4000000000000127", "visa", "credit", behaviorCVC},
 	{"4000000000000119", "visa", "credit", behaviorProcessing},
 	{"4000000000006975", "visa", "credit", behaviorVelocity},
+	{"4000000000000259", "visa", "credit", behaviorDispute},
 	{"4100000000000019", "visa", "credit", behaviorRadarBlock},
 	{"4000000000000341", "visa", "credit", behaviorCustomerFail},
 	{"4000002500003155", "visa", "credit", behaviorAuthSetup},
@@ -75,6 +77,7 @@ var magicPaymentMethods = map[string]string{
 	"pm_card_visa_chargeDeclinedVelocityLimitExceeded": "4000000000006975",
 	"pm_card_chargeDeclinedFraudulent":                 "4100000000000019",
 	"pm_card_radarBlock":                               "4100000000000019",
+	"pm_card_createDispute":                            "4000000000000259",
 	"pm_card_chargeDeclinedInsufficientFunds":          "4000000000009995",
 	"pm_card_chargeDeclinedLostCard":                   "4000000000009987",
 	"pm_card_chargeDeclinedStolenCard":                 "4000000000009979",
@@ -104,6 +107,7 @@ var magicTokens = map[string]string{
 	"tok_chargeDeclinedFraudulent":        "4100000000000019",
 	"tok_chargeCustomerFail":              "4000000000000341",
 	"tok_radarBlock":                      "4100000000000019",
+	"tok_createDispute":                   "4000000000000259",
 
 	"tok_visa_chargeDeclined":                        "4000000000000002",
 	"tok_visa_chargeDeclinedInsufficientFunds":       "4000000000009995",

@@ -124,7 +124,15 @@ func TestMCPEveryTool(t *testing.T) {
 	want("list_invoices", nil, len(data(call("list_invoices", map[string]any{"customer": buyer, "limit": 10}))) == 1)
 	link := call("create_payment_link", map[string]any{"price": price["id"], "quantity": 2, "redirect_url": "https://shop.example/done"})
 	want("create_payment_link", link, link["object"] == "payment_link" && link["after_completion"].(map[string]any)["type"] == "redirect")
+	disputed := call("create_payment_intent", map[string]any{"amount": 1200, "currency": "usd", "payment_method": "pm_card_createDispute",
+		"confirm": true, "payment_method_types": []string{"card"}})
+	disputes := data(call("list_disputes", map[string]any{"payment_intent": disputed["id"], "limit": 10}))
+	want("list_disputes", disputes, len(disputes) == 1)
+	du := disputes[0].(map[string]any)["id"]
+	upd := call("update_dispute", map[string]any{"dispute": du, "evidence": map[string]any{"duplicate_charge_explanation": "Two orders."}, "submit": true})
+	want("update_dispute", upd, upd["status"] == "under_review")
 	for tool, args := range map[string]map[string]any{
+		"update_dispute":      {"dispute": "du_missing"},
 		"finalize_invoice":    {"invoice": "in_missing"},
 		"create_invoice":      {"customer": "cus_missing"},
 		"create_invoice_item": {"customer": buyer, "price": "price_missing", "invoice": inv["id"]},

@@ -417,7 +417,7 @@ func (w *World) confirm(ctx context.Context, pi *PaymentIntent, p *confirmParams
 		w.emit(ctx, "payment_intent.requires_action", pi, nil)
 		return nil
 	}
-	if behavior != behaviorSucceed && behavior != behaviorBypass {
+	if behavior != behaviorSucceed && behavior != behaviorBypass && behavior != behaviorDispute {
 		code, dc, msg, _ := declineFor(behavior)
 		return w.decline(ctx, pi, pm, code, dc, msg, true)
 	}
@@ -509,6 +509,9 @@ func (w *World) authorize(ctx context.Context, pi *PaymentIntent, pm *PaymentMet
 	pi.AmountReceived = pi.Amount
 	w.emit(ctx, "charge.succeeded", ch, nil)
 	w.emit(ctx, "payment_intent.succeeded", pi, nil)
+	if w.behaviorOf(pm) == behaviorDispute {
+		w.openDispute(ctx, ch)
+	}
 }
 
 func (w *World) livePaymentIntent(id string) (*PaymentIntent, error) {
