@@ -301,3 +301,85 @@ func TestSDKDisputes(t *testing.T) {
 	_, err = sc.V1Disputes.Update(ctx, "du_missing", &sg.DisputeUpdateParams{Submit: sg.Bool(true)})
 	wantMissing(t, err, "dispute")
 }
+
+func TestSDKSubscriptions(t *testing.T) {
+	sc, _ := sdk(t, "")
+	cus, once, monthly := billingCatalog(t, sc)
+	items := []*sg.SubscriptionCreateItemParams{{Price: sg.String(monthly.ID), Quantity: sg.Int64(2)}}
+	_, err := sc.V1Subscriptions.Create(ctx, &sg.SubscriptionCreateParams{Customer: sg.String(cus.ID), Items: items})
+	wantInvalid(t, err, "default_payment_method")
+	pm, err := sc.V1PaymentMethods.Attach(ctx, "pm_card_visa", &sg.PaymentMethodAttachParams{Customer: sg.String(cus.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := sc.V1Subscriptions.Create(ctx, &sg.SubscriptionCreateParams{Customer: sg.String(cus.ID), Items: items, DefaultPaymentMethod: sg.String(pm.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(sub.ID, "sub_") || sub.Status != sg.SubscriptionStatusActive || len(sub.Items.Data) != 1 ||
+		sub.Items.Data[0].Price.ID != monthly.ID || sub.Items.Data[0].Quantity != 2 || sub.Items.Data[0].CurrentPeriodEnd <= sub.Items.Data[0].CurrentPeriodStart {
+		t.Fatalf("subscription %+v", sub)
+	}
+	trial, err := sc.V1Subscriptions.Create(ctx, &sg.SubscriptionCreateParams{Customer: sg.String(cus.ID), TrialPeriodDays: sg.Int64(14),
+		Items: []*sg.SubscriptionCreateItemParams{{Price: sg.String(monthly.ID)}}})
+	if err != nil || trial.Status != sg.SubscriptionStatusTrialing || trial.TrialEnd != trial.Created+14*86400 {
+		t.Fatalf("trial %v %+v", err, trial)
+	}
+	list := func(p *sg.SubscriptionListParams) []string {
+		t.Helper()
+		var ids []string
+		for s, err := range sc.V1Subscriptions.List(ctx, p) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, s.ID)
+		}
+		return ids
+	}
+	if got := list(&sg.SubscriptionListParams{Status: sg.String("trialing")}); len(got) != 1 || got[0] != trial.ID {
+		t.Errorf("trialing %v", got)
+	}
+	upd, err := sc.V1Subscriptions.Update(ctx, sub.ID, &sg.SubscriptionUpdateParams{ProrationBehavior: sg.String("none"),
+		Items: []*sg.SubscriptionUpdateItemParams{{ID: sg.String(sub.Items.Data[0].ID), Quantity: sg.Int64(5)}}})
+	if err != nil || upd.Items.Data[0].Quantity != 5 {
+		t.Fatalf("update %v %+v", err, upd)
+	}
+	bad := []struct {
+		param string
+		p     *sg.SubscriptionUpdateParams
+	}{
+		{"proration_behavior", &sg.SubscriptionUpdateParams{ProrationBehavior: sg.String("later")}},
+		{"items[0][price]", &sg.SubscriptionUpdateParams{Items: []*sg.SubscriptionUpdateItemParams{{Price: sg.String(once.ID)}}}},
+		{"items", &sg.SubscriptionUpdateParams{Items: []*sg.SubscriptionUpdateItemParams{{ID: sg.String(sub.Items.Data[0].ID), Deleted: sg.Bool(true)}}}},
+	}
+	for _, b := range bad {
+		_, err := sc.V1Subscriptions.Update(ctx, sub.ID, b.p)
+		wantInvalid(t, err, b.param)
+	}
+	_, err = sc.V1Subscriptions.Update(ctx, sub.ID, &sg.SubscriptionUpdateParams{Items: []*sg.SubscriptionUpdateItemParams{{ID: sg.String("si_missing"), Quantity: sg.Int64(1)}}})
+	wantMissing(t, err, "items[0][id]")
+	_, err = sc.V1Subscriptions.Update(ctx, "sub_missing", &sg.SubscriptionUpdateParams{Description: sg.String("x")})
+	wantMissing(t, err, "subscription")
+
+	canceled, err := sc.V1Subscriptions.Cancel(ctx, sub.ID, nil)
+	if err != nil || canceled.Status != sg.SubscriptionStatusCanceled || canceled.CanceledAt == 0 || canceled.CancellationDetails.Reason != "cancellation_requested" {
+		t.Fatalf("cancel %v %+v", err, canceled)
+	}
+	_, err = sc.V1Subscriptions.Cancel(ctx, sub.ID, nil)
+	wantInvalid(t, err, "subscription")
+	_, err = sc.V1Subscriptions.Cancel(ctx, "sub_missing", nil)
+	wantMissing(t, err, "subscription")
+	_, err = sc.V1Subscriptions.Update(ctx, sub.ID, &sg.SubscriptionUpdateParams{Description: sg.String("x")})
+	wantInvalid(t, err, "subscription")
+	// By default the list leaves canceled subscriptions out; status=all has them.
+	if got := list(&sg.SubscriptionListParams{Customer: sg.String(cus.ID)}); len(got) != 1 || got[0] != trial.ID {
+		t.Errorf("default list %v", got)
+	}
+	if got := list(&sg.SubscriptionListParams{Status: sg.String("all"), Price: sg.String(monthly.ID)}); len(got) != 2 {
+		t.Errorf("all %v", got)
+	}
+	for _, err := range sc.V1Subscriptions.List(ctx, &sg.SubscriptionListParams{Status: sg.String("sleeping")}) {
+		wantInvalid(t, err, "status")
+		break
+	}
+}

@@ -37,7 +37,8 @@ var (
 		"customer.created", "customer.updated", "customer.deleted", "payment_method.attached", "payment_method.detached",
 		"product.created", "product.updated", "price.created", "price.updated", "coupon.created",
 		"invoice.created", "invoice.updated", "invoice.finalized", "invoice.paid", "invoiceitem.created",
-		"payment_link.created", "charge.dispute.created", "charge.dispute.updated")}
+		"payment_link.created", "charge.dispute.created", "charge.dispute.updated",
+		"customer.subscription.created", "customer.subscription.updated", "customer.subscription.deleted")}
 	// The error.type values of Stripe's envelope the twin answers with.
 	paramErrorType = twins.Param{Name: "error_type", Type: "error_type", Example: "invalid_request_error",
 		Pattern: closedSet(typeInvalidRequest, typeAPI, typeCard, typeIdempotency, typeRateLimit)}

@@ -131,7 +131,17 @@ func TestMCPEveryTool(t *testing.T) {
 	du := disputes[0].(map[string]any)["id"]
 	upd := call("update_dispute", map[string]any{"dispute": du, "evidence": map[string]any{"duplicate_charge_explanation": "Two orders."}, "submit": true})
 	want("update_dispute", upd, upd["status"] == "under_review")
+	monthly := call("create_price", map[string]any{"product": prod["id"], "currency": "usd", "unit_amount": 500, "recurring": map[string]any{"interval": "month"}})
+	sub := call("create_subscription", map[string]any{"customer": buyer, "items": []any{map[string]any{"price": monthly["id"]}}, "trial_period_days": 7})
+	want("list_subscriptions", nil, len(data(call("list_subscriptions", map[string]any{"customer": buyer, "price": monthly["id"], "status": "trialing", "limit": 3}))) == 1)
+	item0 := sub["items"].(map[string]any)["data"].([]any)[0].(map[string]any)["id"]
+	upd2 := call("update_subscription", map[string]any{"subscription": sub["id"], "proration_behavior": "none_implicit",
+		"items": []any{map[string]any{"id": item0, "quantity": 3}}})
+	want("update_subscription", upd2, upd2["items"].(map[string]any)["data"].([]any)[0].(map[string]any)["quantity"] == float64(3))
+	want("cancel_subscription", nil, call("cancel_subscription", map[string]any{"subscription": sub["id"]})["status"] == "canceled")
 	for tool, args := range map[string]map[string]any{
+		"cancel_subscription": {"subscription": "sub_missing"},
+		"list_subscriptions":  {"status": "sleeping"},
 		"update_dispute":      {"dispute": "du_missing"},
 		"finalize_invoice":    {"invoice": "in_missing"},
 		"create_invoice":      {"customer": "cus_missing"},

@@ -142,7 +142,7 @@ func New() *twins.Twin {
 	for _, group := range [][]twins.Action{
 		customerActions(), paymentMethodActions(), paymentIntentActions(), chargeActions(),
 		refundActions(), productActions(), balanceActions(), eventActions(), cryptoActions(), x402Actions(),
-		couponActions(), invoiceActions(), paymentLinkActions(), disputeActions(),
+		couponActions(), invoiceActions(), paymentLinkActions(), disputeActions(), subscriptionActions(),
 	} {
 		actions = append(actions, group...)
 	}

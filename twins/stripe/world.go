@@ -35,6 +35,7 @@ type World struct {
 	InvoiceItems        []*InvoiceItem        `json:"invoice_items,omitempty"`
 	PaymentLinks        []*PaymentLink        `json:"payment_links,omitempty"`
 	Disputes            []*Dispute            `json:"disputes,omitempty"`
+	Subscriptions       []*Subscription       `json:"subscriptions,omitempty"`
 	// PaymentLinkItems are each payment link's line items, which Stripe
 	// returns only when expanded (the twin does not expand them).
 	PaymentLinkItems map[string][]PaymentLinkLineItem `json:"payment_link_items,omitempty"`
@@ -122,7 +123,7 @@ func faultPathMatches(pattern, path string) bool {
 var idLengths = map[string]int{
 	"cus": 14, "prod": 14, "pi": 24, "ch": 24, "re": 24, "pm": 24, "evt": 24,
 	"txn": 24, "price": 24, "req": 14, "secret": 25, "fp": 16, "inv": 8,
-	"in": 24, "ii": 24, "il": 24, "plink": 24, "du": 24,
+	"in": 24, "ii": 24, "il": 24, "plink": 24, "du": 24, "sub": 24, "si": 14,
 }
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
