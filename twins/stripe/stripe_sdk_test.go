@@ -521,7 +521,7 @@ func TestRESTWireDetails(t *testing.T) {
 		t.Fatalf("expand in a query: %d %s", status, body)
 	}
 	// Unknown routes answer 501 and are taped as unsupported.
-	status, _ = env.Do(t, "GET", "/v1/subscriptions", "", nil)
+	status, _ = env.Do(t, "GET", "/v1/checkout/sessions", "", nil)
 	if status != 501 {
 		t.Errorf("unsupported path: %d", status)
 	}
