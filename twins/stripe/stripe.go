@@ -1,7 +1,8 @@
 // Package stripe is the Stripe twin: a stateful Stripe account in test mode
 // that stripe-go and stripe-node can talk to unchanged and that agents reach
 // over MCP with the Stripe agent toolkit's tool names (create_customer,
-// create_payment_intent, create_refund, list_customers, …).
+// create_payment_intent, create_refund, list_customers, …), including every
+// tool of Stripe's own MCP server but its documentation search.
 //
 // The world is one account's test mode: there is no Connect (no
 // Stripe-Account header, no other accounts) and no live mode, so every
@@ -56,7 +57,10 @@
 // charges confirmation creates (retrieve, list, search), refunds (full or
 // partial, by PaymentIntent or charge), products and prices (create,
 // retrieve, update, list), the balance and
-// its transactions, and an event for every state change (list, retrieve).
+// its transactions, coupons, invoices and invoice items, payment links,
+// subscriptions and disputes (the tools of Stripe's own MCP server,
+// @stripe/mcp, with its tool and parameter names), and an event for every
+// state change (list, retrieve).
 // The original Pome's crypto rail is here too (payment_method_types
 // ["crypto"], settled by the simulate_crypto_deposit test helper), and
 // {sandbox}/x402/protected-resource, an x402 paywall paid in that rail
