@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pomehq/pome/tape"
 	sg "github.com/stripe/stripe-go/v82"
 )
 
@@ -303,7 +304,7 @@ func TestSDKDisputes(t *testing.T) {
 }
 
 func TestSDKSubscriptions(t *testing.T) {
-	sc, _ := sdk(t, "")
+	sc, env := sdk(t, "")
 	cus, once, monthly := billingCatalog(t, sc)
 	items := []*sg.SubscriptionCreateItemParams{{Price: sg.String(monthly.ID), Quantity: sg.Int64(2)}}
 	_, err := sc.V1Subscriptions.Create(ctx, &sg.SubscriptionCreateParams{Customer: sg.String(cus.ID), Items: items})
@@ -381,5 +382,17 @@ func TestSDKSubscriptions(t *testing.T) {
 	for _, err := range sc.V1Subscriptions.List(ctx, &sg.SubscriptionListParams{Status: sg.String("sleeping")}) {
 		wantInvalid(t, err, "status")
 		break
+	}
+	// Each REST call is taped with its tool.
+	taped := map[string]int{}
+	for _, r := range env.Tape(t) {
+		if r.Transport == tape.TransportREST {
+			taped[r.ToolName()]++
+		}
+	}
+	for tool, n := range map[string]int{"create_subscription": 3, "update_subscription": 7, "cancel_subscription": 3, "list_subscriptions": 4} {
+		if taped[tool] != n {
+			t.Errorf("%s taped %d times over REST, want %d", tool, taped[tool], n)
+		}
 	}
 }
