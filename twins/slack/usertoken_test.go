@@ -154,18 +154,25 @@ func TestUserTokenOtherSandbox(t *testing.T) {
 	if status, body := call(bURL, b.ProviderCredentials["slack"].UserToken); status != http.StatusOK || !strings.Contains(body, `"ok":true`) {
 		t.Fatalf("B's own user token on B: %d %s", status, body)
 	}
-	// Over MCP too: A's user token cannot open B's MCP endpoint.
-	req, _ := http.NewRequest(http.MethodPost, b.PerTwin["slack"].MCPURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+tokA)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	// Over MCP too: A's user token cannot open B's MCP endpoint, and is
+	// refused exactly as an unknown token is (MCP's refusal is the opaque
+	// 404, where Slack's REST surface answers invalid_auth).
+	mcp := func(tok string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, b.PerTwin["slack"].MCPURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(body)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != wantStatus || string(body) != wantBody {
-		t.Fatalf("A's user token on B's MCP: %d %s", resp.StatusCode, body)
+	gotStatus, gotBody = mcp(tokA)
+	wantStatus, wantBody = mcp("xoxp-" + strings.Repeat("1", 40))
+	if gotStatus != wantStatus || gotBody != wantBody || gotStatus == http.StatusOK {
+		t.Fatalf("A's user token on B's MCP: %d %s; an unknown token: %d %s", gotStatus, gotBody, wantStatus, wantBody)
 	}
 }

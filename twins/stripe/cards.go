@@ -18,6 +18,12 @@ const (
 	behaviorAuthSetup    = "authentication_required_on_setup"
 	behaviorBypass       = "bypass_pending"       // succeeds; funds available at once
 	behaviorCustomerFail = "charge_customer_fail" // attaches, then every charge declines
+	behaviorCustomerLost = "charge_customer_fail_lost_card"
+	behaviorCustomerStln = "charge_customer_fail_stolen_card"
+	behaviorVelocity     = "card_velocity_exceeded" // card_declined / card_velocity_exceeded
+	behaviorFraudulent   = "fraudulent"             // the issuer declines it as fraudulent
+	behaviorRadarBlock   = "radar_block"            // Radar blocks it before the network
+	behaviorDispute      = "create_dispute"         // succeeds, then is disputed as fraudulent
 )
 
 // testCard is one of Stripe's documented test card numbers.
@@ -44,6 +50,9 @@ var testCards = []testCard{
 	{"4000000000000069", "visa", "credit", behaviorExpired},
 	{"4000000000000127", "visa", "credit", behaviorCVC},
 	{"4000000000000119", "visa", "credit", behaviorProcessing},
+	{"4000000000006975", "visa", "credit", behaviorVelocity},
+	{"4000000000000259", "visa", "credit", behaviorDispute},
+	{"4100000000000019", "visa", "credit", behaviorRadarBlock},
 	{"4000000000000341", "visa", "credit", behaviorCustomerFail},
 	{"4000002500003155", "visa", "credit", behaviorAuthSetup},
 	{"4000002760003184", "visa", "credit", behaviorAuthAlways},
@@ -53,24 +62,32 @@ var testCards = []testCard{
 // magicPaymentMethods are Stripe's test PaymentMethod ids; using one
 // creates a fresh payment method from the card it names.
 var magicPaymentMethods = map[string]string{
-	"pm_card_visa":                            "4242424242424242",
-	"pm_card_visa_debit":                      "4000056655665556",
-	"pm_card_mastercard":                      "5555555555554444",
-	"pm_card_mastercard_debit":                "5200828282828210",
-	"pm_card_amex":                            "378282246310005",
-	"pm_card_discover":                        "6011111111111117",
-	"pm_card_bypassPending":                   "4000000000000077",
-	"pm_card_chargeDeclined":                  "4000000000000002",
-	"pm_card_chargeDeclinedInsufficientFunds": "4000000000009995",
-	"pm_card_chargeDeclinedLostCard":          "4000000000009987",
-	"pm_card_chargeDeclinedStolenCard":        "4000000000009979",
-	"pm_card_chargeDeclinedExpiredCard":       "4000000000000069",
-	"pm_card_chargeDeclinedIncorrectCvc":      "4000000000000127",
-	"pm_card_chargeDeclinedProcessingError":   "4000000000000119",
-	"pm_card_chargeCustomerFail":              "4000000000000341",
-	"pm_card_authenticationRequiredOnSetup":   "4000002500003155",
-	"pm_card_authenticationRequired":          "4000002760003184",
-	"pm_card_threeDSecure2Required":           "4000000000003220",
+	"pm_card_visa":                                     "4242424242424242",
+	"pm_card_visa_debit":                               "4000056655665556",
+	"pm_card_mastercard":                               "5555555555554444",
+	"pm_card_mastercard_debit":                         "5200828282828210",
+	"pm_card_amex":                                     "378282246310005",
+	"pm_card_discover":                                 "6011111111111117",
+	"pm_card_bypassPending":                            "4000000000000077",
+	"pm_card_chargeDeclined":                           "4000000000000002",
+	"pm_card_visa_chargeDeclined":                      "4000000000000002",
+	"pm_card_visa_chargeDeclinedInsufficientFunds":     "4000000000009995",
+	"pm_card_visa_chargeDeclinedLostCard":              "4000000000009987",
+	"pm_card_visa_chargeDeclinedStolenCard":            "4000000000009979",
+	"pm_card_visa_chargeDeclinedVelocityLimitExceeded": "4000000000006975",
+	"pm_card_chargeDeclinedFraudulent":                 "4100000000000019",
+	"pm_card_radarBlock":                               "4100000000000019",
+	"pm_card_createDispute":                            "4000000000000259",
+	"pm_card_chargeDeclinedInsufficientFunds":          "4000000000009995",
+	"pm_card_chargeDeclinedLostCard":                   "4000000000009987",
+	"pm_card_chargeDeclinedStolenCard":                 "4000000000009979",
+	"pm_card_chargeDeclinedExpiredCard":                "4000000000000069",
+	"pm_card_chargeDeclinedIncorrectCvc":               "4000000000000127",
+	"pm_card_chargeDeclinedProcessingError":            "4000000000000119",
+	"pm_card_chargeCustomerFail":                       "4000000000000341",
+	"pm_card_authenticationRequiredOnSetup":            "4000002500003155",
+	"pm_card_authenticationRequired":                   "4000002760003184",
+	"pm_card_threeDSecure2Required":                    "4000000000003220",
 }
 
 // magicTokens are Stripe's test card tokens (card[token]=tok_visa).
@@ -85,6 +102,38 @@ var magicTokens = map[string]string{
 	"tok_chargeDeclinedIncorrectCvc":      "4000000000000127",
 	"tok_chargeDeclinedProcessingError":   "4000000000000119",
 	"tok_bypassPending":                   "4000000000000077",
+	"tok_chargeDeclinedLostCard":          "4000000000009987",
+	"tok_chargeDeclinedStolenCard":        "4000000000009979",
+	"tok_chargeDeclinedFraudulent":        "4100000000000019",
+	"tok_chargeCustomerFail":              "4000000000000341",
+	"tok_radarBlock":                      "4100000000000019",
+	"tok_createDispute":                   "4000000000000259",
+
+	"tok_visa_chargeDeclined":                        "4000000000000002",
+	"tok_visa_chargeDeclinedInsufficientFunds":       "4000000000009995",
+	"tok_visa_debit_chargeDeclinedInsufficientFunds": "4000000000009995",
+	"tok_visa_chargeDeclinedLostCard":                "4000000000009987",
+	"tok_visa_chargeDeclinedStolenCard":              "4000000000009979",
+	"tok_visa_chargeDeclinedExpiredCard":             "4000000000000069",
+	"tok_visa_chargeDeclinedFraudulent":              "4100000000000019",
+	"tok_visa_chargeDeclinedIncorrectCvc":            "4000000000000127",
+	"tok_visa_chargeDeclinedProcessingError":         "4000000000000119",
+	"tok_visa_chargeDeclinedVelocityLimitExceeded":   "4000000000006975",
+	"tok_visa_chargeCustomerFail":                    "4000000000000341",
+	"tok_visa_chargeCustomerFailLostCard":            "4000000000000341",
+	"tok_visa_chargeCustomerFailStolenCard":          "4000000000000341",
+}
+
+// magicOverrides are the test ids whose card differs from the number they
+// map to: Stripe's testing docs publish no number for them. Each is its own
+// card (its own fingerprint), so its behaviour does not leak to the number.
+var magicOverrides = map[string]struct{ behavior, funding string }{
+	"pm_card_chargeDeclinedFraudulent":               {behaviorFraudulent, ""},
+	"tok_chargeDeclinedFraudulent":                   {behaviorFraudulent, ""},
+	"tok_visa_chargeDeclinedFraudulent":              {behaviorFraudulent, ""},
+	"tok_visa_debit_chargeDeclinedInsufficientFunds": {behaviorInsufficent, "debit"},
+	"tok_visa_chargeCustomerFailLostCard":            {behaviorCustomerLost, ""},
+	"tok_visa_chargeCustomerFailStolenCard":          {behaviorCustomerStln, ""},
 }
 
 func findTestCard(number string) (testCard, bool) {
@@ -150,10 +199,12 @@ func (w *World) behaviorOf(pm *PaymentMethod) string {
 // declinesOnAttach reports whether attaching the card to a customer fails:
 // Stripe verifies a card when it is attached, and only the "decline after
 // attaching" card (and those whose problem is the charge itself, such as
-// insufficient funds or 3D Secure) get through.
+// 3D Secure) get through. Stripe's testing docs say so of every card in
+// their declined-payments tables, insufficient funds and velocity included.
 func declinesOnAttach(behavior string) bool {
 	switch behavior {
-	case behaviorDecline, behaviorLost, behaviorStolen, behaviorExpired, behaviorCVC, behaviorProcessing:
+	case behaviorDecline, behaviorInsufficent, behaviorLost, behaviorStolen, behaviorExpired, behaviorCVC,
+		behaviorProcessing, behaviorVelocity, behaviorFraudulent:
 		return true
 	}
 	return false
@@ -165,9 +216,13 @@ func declineFor(behavior string) (code, declineCode, message, param string) {
 	switch behavior {
 	case behaviorInsufficent:
 		return "card_declined", "insufficient_funds", "Your card has insufficient funds.", ""
-	case behaviorLost:
+	case behaviorLost, behaviorCustomerLost:
 		return "card_declined", "lost_card", "Your card was declined.", ""
-	case behaviorStolen:
+	case behaviorVelocity:
+		return "card_declined", "card_velocity_exceeded", "Your card was declined for making repeated attempts too frequently or exceeding its amount limit.", ""
+	case behaviorFraudulent, behaviorRadarBlock:
+		return "card_declined", "fraudulent", "Your card was declined.", ""
+	case behaviorStolen, behaviorCustomerStln:
 		return "card_declined", "stolen_card", "Your card was declined.", ""
 	case behaviorExpired:
 		return "expired_card", "expired_card", "Your card has expired.", "exp_month"

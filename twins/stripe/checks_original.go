@@ -35,7 +35,10 @@ var (
 		"payment_intent.payment_failed", "payment_intent.canceled", "payment_intent.amount_capturable_updated",
 		"charge.succeeded", "charge.failed", "charge.captured", "charge.refunded", "refund.created",
 		"customer.created", "customer.updated", "customer.deleted", "payment_method.attached", "payment_method.detached",
-		"product.created", "product.updated", "price.created", "price.updated")}
+		"product.created", "product.updated", "price.created", "price.updated", "coupon.created",
+		"invoice.created", "invoice.updated", "invoice.finalized", "invoice.paid", "invoiceitem.created",
+		"payment_link.created", "charge.dispute.created", "charge.dispute.updated",
+		"customer.subscription.created", "customer.subscription.updated", "customer.subscription.deleted")}
 	// The error.type values of Stripe's envelope the twin answers with.
 	paramErrorType = twins.Param{Name: "error_type", Type: "error_type", Example: "invalid_request_error",
 		Pattern: closedSet(typeInvalidRequest, typeAPI, typeCard, typeIdempotency, typeRateLimit)}

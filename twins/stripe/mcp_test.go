@@ -110,6 +110,50 @@ func TestMCPEveryTool(t *testing.T) {
 		t.Errorf("get_x402_protected_resource: %s", text)
 	}
 
+	// The billing tools, with @stripe/mcp's parameter names.
+	coupon := call("create_coupon", map[string]any{"name": "Launch", "percent_off": 15})
+	want("create_coupon", coupon, coupon["percent_off"] == float64(15) && coupon["duration"] == "once")
+	want("list_coupons", nil, len(data(call("list_coupons", map[string]any{"limit": 5}))) == 1)
+	buyer := call("create_customer", map[string]any{"name": "Buyer"})["id"]
+	inv := call("create_invoice", map[string]any{"customer": buyer, "days_until_due": 14})
+	want("create_invoice", inv, inv["status"] == "draft" && inv["collection_method"] == "send_invoice")
+	item := call("create_invoice_item", map[string]any{"customer": buyer, "price": price["id"], "invoice": inv["id"]})
+	want("create_invoice_item", item, item["invoice"] == inv["id"] && item["amount"] == float64(250))
+	fin := call("finalize_invoice", map[string]any{"invoice": inv["id"]})
+	want("finalize_invoice", fin, fin["status"] == "open" && fin["amount_due"] == float64(250) && fin["hosted_invoice_url"] != nil)
+	want("list_invoices", nil, len(data(call("list_invoices", map[string]any{"customer": buyer, "limit": 10}))) == 1)
+	link := call("create_payment_link", map[string]any{"price": price["id"], "quantity": 2, "redirect_url": "https://shop.example/done"})
+	want("create_payment_link", link, link["object"] == "payment_link" && link["after_completion"].(map[string]any)["type"] == "redirect")
+	disputed := call("create_payment_intent", map[string]any{"amount": 1200, "currency": "usd", "payment_method": "pm_card_createDispute",
+		"confirm": true, "payment_method_types": []string{"card"}})
+	disputes := data(call("list_disputes", map[string]any{"payment_intent": disputed["id"], "limit": 10}))
+	want("list_disputes", disputes, len(disputes) == 1)
+	du := disputes[0].(map[string]any)["id"]
+	upd := call("update_dispute", map[string]any{"dispute": du, "evidence": map[string]any{"duplicate_charge_explanation": "Two orders."}, "submit": true})
+	want("update_dispute", upd, upd["status"] == "under_review")
+	monthly := call("create_price", map[string]any{"product": prod["id"], "currency": "usd", "unit_amount": 500, "recurring": map[string]any{"interval": "month"}})
+	sub := call("create_subscription", map[string]any{"customer": buyer, "items": []any{map[string]any{"price": monthly["id"]}}, "trial_period_days": 7})
+	want("list_subscriptions", nil, len(data(call("list_subscriptions", map[string]any{"customer": buyer, "price": monthly["id"], "status": "trialing", "limit": 3}))) == 1)
+	item0 := sub["items"].(map[string]any)["data"].([]any)[0].(map[string]any)["id"]
+	upd2 := call("update_subscription", map[string]any{"subscription": sub["id"], "proration_behavior": "none_implicit",
+		"items": []any{map[string]any{"id": item0, "quantity": 3}}})
+	want("update_subscription", upd2, upd2["items"].(map[string]any)["data"].([]any)[0].(map[string]any)["quantity"] == float64(3))
+	want("cancel_subscription", nil, call("cancel_subscription", map[string]any{"subscription": sub["id"]})["status"] == "canceled")
+	for tool, args := range map[string]map[string]any{
+		"cancel_subscription": {"subscription": "sub_missing"},
+		"list_subscriptions":  {"status": "sleeping"},
+		"update_dispute":      {"dispute": "du_missing"},
+		"finalize_invoice":    {"invoice": "in_missing"},
+		"create_invoice":      {"customer": "cus_missing"},
+		"create_invoice_item": {"customer": buyer, "price": "price_missing", "invoice": inv["id"]},
+		"create_payment_link": {"price": price["id"]},
+		"create_coupon":       {"name": "none"},
+	} {
+		if text, isErr := resttest.CallTool(t, cs, tool, args); !isErr {
+			t.Errorf("%s(%v) over MCP: %s", tool, args, text)
+		}
+	}
+
 	// Every tool was called, each taped once or more as an MCP row.
 	called := map[string]bool{}
 	for _, r := range env.Tape(t) {

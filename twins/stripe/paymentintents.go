@@ -36,7 +36,7 @@ type PaymentMethodDataInput struct {
 // confirmParams are the parameters create (with confirm=true) and confirm
 // share.
 type confirmParams struct {
-	PaymentMethod         string                  `json:"payment_method,omitempty" jsonschema:"a payment method id (pm_…) or a test id: pm_card_visa, pm_card_mastercard, pm_card_chargeDeclined, pm_card_chargeDeclinedInsufficientFunds, pm_card_authenticationRequired"`
+	PaymentMethod         string                  `json:"payment_method,omitempty" jsonschema:"a payment method id (pm_…) or a test id: pm_card_visa, pm_card_mastercard, pm_card_visa_chargeDeclined, pm_card_visa_chargeDeclinedInsufficientFunds, pm_card_visa_chargeDeclinedLostCard, pm_card_chargeDeclinedExpiredCard, pm_card_authenticationRequired (any of Stripe's test PaymentMethods and tok_ tokens)"`
 	PaymentMethodData     *PaymentMethodDataInput `json:"payment_method_data,omitempty"`
 	PaymentMethodTypes    []string                `json:"payment_method_types,omitempty"`
 	PaymentMethodOptions  map[string]any          `json:"payment_method_options,omitempty"`
@@ -417,7 +417,7 @@ func (w *World) confirm(ctx context.Context, pi *PaymentIntent, p *confirmParams
 		w.emit(ctx, "payment_intent.requires_action", pi, nil)
 		return nil
 	}
-	if behavior != behaviorSucceed && behavior != behaviorBypass {
+	if behavior != behaviorSucceed && behavior != behaviorBypass && behavior != behaviorDispute {
 		code, dc, msg, _ := declineFor(behavior)
 		return w.decline(ctx, pi, pm, code, dc, msg, true)
 	}
@@ -438,6 +438,13 @@ func (w *World) decline(ctx context.Context, pi *PaymentIntent, pm *PaymentMetho
 		ch.Outcome = &Outcome{
 			NetworkStatus: strp("declined_by_network"), Reason: strp(declineCode), RiskLevel: "normal", RiskScore: 20,
 			SellerMessage: strp("The bank did not return any further details with this decline."), Type: "issuer_declined",
+		}
+		if w.behaviorOf(pm) == behaviorRadarBlock {
+			// Radar stops it before the card network sees it.
+			ch.Outcome = &Outcome{
+				NetworkStatus: strp("not_sent_to_network"), Reason: strp("highest_risk_level"), RiskLevel: "highest", RiskScore: 95,
+				SellerMessage: strp("Stripe blocked this payment as too risky."), Type: "blocked",
+			}
 		}
 		w.Charges = append(w.Charges, ch)
 		pi.LatestCharge = ch.ID
@@ -502,6 +509,9 @@ func (w *World) authorize(ctx context.Context, pi *PaymentIntent, pm *PaymentMet
 	pi.AmountReceived = pi.Amount
 	w.emit(ctx, "charge.succeeded", ch, nil)
 	w.emit(ctx, "payment_intent.succeeded", pi, nil)
+	if w.behaviorOf(pm) == behaviorDispute {
+		w.openDispute(ctx, ch)
+	}
 }
 
 func (w *World) livePaymentIntent(id string) (*PaymentIntent, error) {

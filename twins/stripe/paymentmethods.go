@@ -171,6 +171,13 @@ func (w *World) magicCard(ctx context.Context, id string) (*PaymentMethod, strin
 		return nil, ""
 	}
 	pm.Card.Checks.CvcCheck = strp("unchecked")
+	if o, ok := magicOverrides[id]; ok {
+		behavior = o.behavior
+		pm.Card.Fingerprint = fingerprint("test-id/" + id)
+		if o.funding != "" {
+			pm.Card.Funding = o.funding
+		}
+	}
 	return pm, behavior
 }
 

@@ -1,7 +1,8 @@
 // Package stripe is the Stripe twin: a stateful Stripe account in test mode
 // that stripe-go and stripe-node can talk to unchanged and that agents reach
 // over MCP with the Stripe agent toolkit's tool names (create_customer,
-// create_payment_intent, create_refund, list_customers, …).
+// create_payment_intent, create_refund, list_customers, …), including every
+// tool of Stripe's own MCP server but its documentation search.
 //
 // The world is one account's test mode: there is no Connect (no
 // Stripe-Account header, no other accounts) and no live mode, so every
@@ -56,7 +57,10 @@
 // charges confirmation creates (retrieve, list, search), refunds (full or
 // partial, by PaymentIntent or charge), products and prices (create,
 // retrieve, update, list), the balance and
-// its transactions, and an event for every state change (list, retrieve).
+// its transactions, coupons, invoices and invoice items, payment links,
+// subscriptions and disputes (the tools of Stripe's own MCP server,
+// @stripe/mcp, with its tool and parameter names), and an event for every
+// state change (list, retrieve).
 // The original Pome's crypto rail is here too (payment_method_types
 // ["crypto"], settled by the simulate_crypto_deposit test helper), and
 // {sandbox}/x402/protected-resource, an x402 paywall paid in that rail
@@ -66,9 +70,15 @@
 // payment_intent, charge, balance_transaction, product and default_price.
 //
 // Test cards behave as in Stripe test mode: pm_card_visa and 4242… succeed,
-// pm_card_chargeDeclined (4000000000000002) declines with card_declined /
-// generic_decline, pm_card_chargeDeclinedInsufficientFunds
-// (4000000000009995) with insufficient_funds, pm_card_authenticationRequired
+// every card, PaymentMethod and token of the testing docs' declined-payments
+// tables declines as documented — pm_card_visa_chargeDeclined
+// (4000000000000002) with card_declined / generic_decline,
+// pm_card_visa_chargeDeclinedInsufficientFunds (4000000000009995) with
+// insufficient_funds, …LostCard, …StolenCard, …ExpiredCard, …IncorrectCvc,
+// …ProcessingError, …VelocityLimitExceeded, tok_visa_chargeDeclinedFraudulent,
+// and pm_card_radarBlock (4100000000000019) is blocked by Radar as
+// fraudulent; those cards also cannot be attached to a customer, while
+// pm_card_chargeCustomerFail attaches and then declines. pm_card_authenticationRequired
 // (4000002760003184) and 4000002500003155 move the PaymentIntent to
 // requires_action. A decline answers 402 card_error with code, decline_code
 // and the PaymentIntent, which keeps the failed charge as latest_charge and
@@ -136,6 +146,7 @@ func New() *twins.Twin {
 	for _, group := range [][]twins.Action{
 		customerActions(), paymentMethodActions(), paymentIntentActions(), chargeActions(),
 		refundActions(), productActions(), balanceActions(), eventActions(), cryptoActions(), x402Actions(),
+		couponActions(), invoiceActions(), paymentLinkActions(), disputeActions(), subscriptionActions(),
 	} {
 		actions = append(actions, group...)
 	}

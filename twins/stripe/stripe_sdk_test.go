@@ -521,8 +521,8 @@ func TestRESTWireDetails(t *testing.T) {
 		t.Fatalf("expand in a query: %d %s", status, body)
 	}
 	// Unknown routes answer Stripe's 404 and are taped as unsupported.
-	status, body = env.Do(t, "GET", "/v1/subscriptions", "", nil)
-	if status != 404 || !strings.Contains(string(body), `"message":"Unrecognized request URL (GET: /v1/subscriptions).`) {
+	status, body = env.Do(t, "GET", "/v1/checkout/sessions", "", nil)
+	if status != 404 || !strings.Contains(string(body), `"message":"Unrecognized request URL (GET: /v1/checkout/sessions).`) {
 		t.Errorf("unsupported path: %d %s", status, body)
 	}
 	tw := stripe.New()

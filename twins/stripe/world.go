@@ -30,6 +30,15 @@ type World struct {
 	Prices              []*Price              `json:"prices"`
 	BalanceTransactions []*BalanceTransaction `json:"balance_transactions"`
 	Events              []*Event              `json:"events"`
+	Coupons             []*Coupon             `json:"coupons,omitempty"`
+	Invoices            []*Invoice            `json:"invoices,omitempty"`
+	InvoiceItems        []*InvoiceItem        `json:"invoice_items,omitempty"`
+	PaymentLinks        []*PaymentLink        `json:"payment_links,omitempty"`
+	Disputes            []*Dispute            `json:"disputes,omitempty"`
+	Subscriptions       []*Subscription       `json:"subscriptions,omitempty"`
+	// PaymentLinkItems are each payment link's line items, which Stripe
+	// returns only when expanded (the twin does not expand them).
+	PaymentLinkItems map[string][]PaymentLinkLineItem `json:"payment_link_items,omitempty"`
 
 	// BalanceBase is the seeded starting balance, to which balance
 	// transactions add.
@@ -114,6 +123,7 @@ func faultPathMatches(pattern, path string) bool {
 var idLengths = map[string]int{
 	"cus": 14, "prod": 14, "pi": 24, "ch": 24, "re": 24, "pm": 24, "evt": 24,
 	"txn": 24, "price": 24, "req": 14, "secret": 25, "fp": 16, "inv": 8,
+	"in": 24, "ii": 24, "il": 24, "plink": 24, "du": 24, "sub": 24, "si": 14,
 }
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -156,6 +166,21 @@ func (w *World) newID(prefix string) string {
 			body = "3" + body[1:]
 		}
 		id := prefix + "_" + body
+		if !w.idTaken(id) {
+			return id
+		}
+	}
+}
+
+// newBareID returns the next id of a kind Stripe gives no prefix (coupons:
+// eight characters), counted under kind.
+func (w *World) newBareID(kind string, n int) string {
+	if w.Counters == nil {
+		w.Counters = map[string]int64{}
+	}
+	for {
+		w.Counters[kind]++
+		id := token(kind+"/"+itoa(w.Counters[kind]), n)
 		if !w.idTaken(id) {
 			return id
 		}
@@ -214,7 +239,7 @@ func (w *World) idTaken(id string) bool {
 			return true
 		}
 	}
-	return false
+	return w.coupon(id) != nil
 }
 
 func itoa(n int64) string { return big.NewInt(n).String() }
