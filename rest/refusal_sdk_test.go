@@ -162,7 +162,7 @@ func TestSDKsStopAtOnce(t *testing.T) {
 			}},
 		"stripe-go unsupported": {"stripe", provider("stripe"),
 			func(ctx context.Context, env *resttest.Env, tok string, hc *http.Client) error {
-				for _, err := range stripeAPI(env, tok, hc).V1Subscriptions.List(ctx, nil) {
+				for _, err := range stripeAPI(env, tok, hc).V1CheckoutSessions.List(ctx, nil) {
 					return err
 				}
 				return nil
