@@ -23,7 +23,7 @@ func New() *twins.Twin {
 	return (&twins.Twin{
 		Name:        "github",
 		Title:       "GitHub",
-		Actions:     Actions(),
+		Actions:     withLocation(Actions()),
 		Checks:      checks(),
 		NewWorld:    newWorldFn,
 		DecodeWorld: decode,

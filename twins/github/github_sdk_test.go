@@ -59,6 +59,10 @@ func TestSDKIssues(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusCreated || cm.GetBody() != "Triaged" {
 		t.Fatalf("comment: %v %+v", err, cm)
 	}
+	// A create names the new resource in Location, as GitHub does.
+	if loc := resp.Header.Get("Location"); loc == "" || loc != cm.GetURL() {
+		t.Errorf("comment Location %q, want its url %q", loc, cm.GetURL())
+	}
 	_, _, err = c.Issues.Create(ctx, "acme", "api", &gh.IssueRequest{Title: gh.Ptr("x"), Assignees: &[]string{"mallory"}})
 	var er *gh.ErrorResponse
 	if !errors.As(err, &er) || er.Response.StatusCode != 422 || er.Message != "Validation Failed" || len(er.Errors) != 1 || er.Errors[0].Field != "assignees" {
@@ -91,6 +95,25 @@ func TestSDKIssues(t *testing.T) {
 	}
 	if len(all) != 5 {
 		t.Errorf("paged %d issues, want 5", len(all))
+	}
+}
+
+// TestSDKLocation: creates answer 201 with the new resource's API URL in
+// Location, reads carry none.
+func TestSDKLocation(t *testing.T) {
+	env := resttest.Start(t, github.New(), "")
+	c := client(t, env)
+	ctx := context.Background()
+	created, resp, err := c.Issues.Create(ctx, "acme", "api", &gh.IssueRequest{Title: gh.Ptr("Location probe")})
+	if err != nil || resp.Header.Get("Location") != created.GetURL() || !strings.HasSuffix(created.GetURL(), fmt.Sprintf("/repos/acme/api/issues/%d", created.GetNumber())) {
+		t.Fatalf("issue Location %q, url %q: %v", resp.Header.Get("Location"), created.GetURL(), err)
+	}
+	if _, resp, _ := c.Issues.Get(ctx, "acme", "api", 1); resp.Header.Get("Location") != "" {
+		t.Errorf("a read carries Location %q", resp.Header.Get("Location"))
+	}
+	lbl, resp, err := c.Issues.CreateLabel(ctx, "acme", "api", &gh.Label{Name: gh.Ptr("triage"), Color: gh.Ptr("ededed")})
+	if err != nil || resp.StatusCode != http.StatusCreated || resp.Header.Get("Location") != lbl.GetURL() {
+		t.Errorf("label Location %q, url %q: %v", resp.Header.Get("Location"), lbl.GetURL(), err)
 	}
 }
 
