@@ -72,6 +72,9 @@ func TestMCPEveryTool(t *testing.T) {
 	re := call("create_refund", map[string]any{"payment_intent": piID, "amount": 1000})
 	want("retrieve_refund", nil, call("retrieve_refund", map[string]any{"refund": re["id"]})["amount"] == float64(1000))
 	want("list_refunds", nil, len(data(call("list_refunds", map[string]any{"payment_intent": piID}))) == 1)
+	rup := call("update_refund", map[string]any{"refund": re["id"], "metadata": map[string]string{"ticket": "T-7"}})
+	rmd, _ := rup["metadata"].(map[string]any)
+	want("update_refund", rup, rmd["ticket"] == "T-7" && rup["amount"] == float64(1000))
 	if text, isErr := resttest.CallTool(t, cs, "create_refund", map[string]any{"payment_intent": piID, "amount": 99999}); !isErr {
 		t.Errorf("over-refund over MCP: %s", text)
 	}

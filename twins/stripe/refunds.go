@@ -25,6 +25,13 @@ type RetrieveRefundInput struct {
 	Expand []string `json:"expand,omitempty"`
 }
 
+// UpdateRefundInput updates a refund: Stripe lets only its metadata change.
+type UpdateRefundInput struct {
+	Refund   string            `json:"refund" jsonschema:"the refund id (re_…)"`
+	Metadata map[string]string `json:"metadata,omitempty" jsonschema:"key-value pairs; an empty value deletes the key"`
+	Expand   []string          `json:"expand,omitempty"`
+}
+
 // ListRefundsInput lists refunds.
 type ListRefundsInput struct {
 	listParams
@@ -130,6 +137,27 @@ func retrieveRefund(ctx context.Context, w *World, in RetrieveRefundInput) (*Ref
 	return expanded(w, re, in.Expand)
 }
 
+func updateRefund(ctx context.Context, w *World, in UpdateRefundInput) (*Refund, error) {
+	re := w.refund(in.Refund)
+	if re == nil {
+		return nil, noSuch("refund", in.Refund, "id")
+	}
+	if err := checkMetadata(in.Metadata); err != nil {
+		return nil, err
+	}
+	before := clone(re)
+	if in.Metadata != nil {
+		re.Metadata = mergeMetadata(re.Metadata, in.Metadata)
+	}
+	prev := previousAttributes(before, re)
+	if len(prev) == 0 {
+		unchanged(ctx)
+		return expanded(w, re, in.Expand)
+	}
+	w.emit(ctx, "refund.updated", re, prev)
+	return expanded(w, re, in.Expand)
+}
+
 func listRefunds(ctx context.Context, w *World, in ListRefundsInput) (List[*Refund], error) {
 	created, err := parseRange("created", in.Created)
 	if err != nil {
@@ -161,6 +189,12 @@ func refundActions() []twins.Action {
 			Effect:      twins.Read,
 			Bindings:    []twins.Binding{{Method: "GET", Path: "/v1/refunds/{refund}"}},
 		}, retrieveRefund),
+		writeAction(twins.Spec{
+			Name: "update_refund", Title: "Update a refund",
+			Description: "Update a refund's metadata, the one thing Stripe lets change on a refund.",
+			Effect:      twins.Write,
+			Bindings:    []twins.Binding{{Method: "POST", Path: "/v1/refunds/{refund}"}},
+		}, updateRefund),
 		twins.New(twins.Spec{
 			Name: "list_refunds", Title: "List refunds",
 			Description: "List refunds, newest first, optionally for one charge or PaymentIntent.",

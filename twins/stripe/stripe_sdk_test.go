@@ -297,6 +297,23 @@ func TestSDKPaymentIntentStateMachine(t *testing.T) {
 	if fmt.Sprint(refunds) != "[3500 2500]" {
 		t.Errorf("refunds %v", refunds)
 	}
+	// A refund's metadata is the one thing an update may change.
+	up := &sg.RefundUpdateParams{}
+	up.AddMetadata("ticket", "T-88")
+	if re, err = sc.V1Refunds.Update(ctx, re.ID, up); err != nil || re.Metadata["ticket"] != "T-88" || re.Amount != 2500 {
+		t.Fatalf("update refund: %+v %v", re, err)
+	}
+	_, err = sc.V1Refunds.Update(ctx, "re_missing", up)
+	stripeErr(t, err, 404, sg.ErrorCodeResourceMissing)
+	bad := &sg.RefundUpdateParams{}
+	bad.AddExtra("amount", "1")
+	_, err = sc.V1Refunds.Update(ctx, re.ID, bad)
+	if se := stripeErr(t, err, 400, sg.ErrorCodeParameterUnknown); se.Param != "amount" {
+		t.Errorf("update refund amount: param %q", se.Param)
+	}
+	if again, err := sc.V1Refunds.Retrieve(ctx, re.ID, nil); err != nil || again.Amount != 2500 || again.Metadata["ticket"] != "T-88" {
+		t.Fatalf("refund after refused update: %+v %v", again, err)
+	}
 	// Cancel refuses a succeeded PaymentIntent.
 	_, err = sc.V1PaymentIntents.Cancel(ctx, pi.ID, nil)
 	stripeErr(t, err, 400, sg.ErrorCodePaymentIntentUnexpectedState)
