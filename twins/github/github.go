@@ -23,7 +23,7 @@ func New() *twins.Twin {
 	return (&twins.Twin{
 		Name:        "github",
 		Title:       "GitHub",
-		Actions:     withLocation(Actions()),
+		Actions:     Actions(),
 		Checks:      checks(),
 		NewWorld:    newWorldFn,
 		DecodeWorld: decode,
@@ -103,5 +103,8 @@ func Actions() []twins.Action {
 		// Search.
 		searchIssues, searchPullRequests, searchRepositories, searchCode, searchUsers, searchCommits,
 	}
+	// The actions are package-level values shared by every twin built:
+	// they get their Location headers once.
+	locationOnce.Do(func() { withLocation(all) })
 	return all
 }

@@ -3,14 +3,18 @@ package github
 import (
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/pomehq/pome/twins"
 )
 
+var locationOnce sync.Once
+
 // withLocation gives every REST create GitHub answers 201 a Location
 // header naming the new resource's API URL, as GitHub does
 // ("Location: https://api.github.com/repos/octocat/Hello-World/issues/1347"):
-// the `url` field of the body sent. A binding's own headers are kept.
+// the `url` field of the body sent. A binding's own headers are kept. It
+// changes the actions in place, so it runs once (Actions).
 func withLocation(actions []twins.Action) []twins.Action {
 	for _, a := range actions {
 		sp := a.Spec()
