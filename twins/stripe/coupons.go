@@ -109,6 +109,8 @@ func createCoupon(ctx context.Context, w *World, in CreateCouponInput) (*Coupon,
 	}
 	if id == "" {
 		id = w.newBareID("coupon", 8)
+	} else {
+		w.claimID(id)
 	}
 	c := &Coupon{
 		ID: id, Object: "coupon", AmountOff: in.AmountOff, Created: now(ctx), Currency: currency,
