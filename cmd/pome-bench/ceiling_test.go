@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/pomehq/pome/cmd/pome-bench/internal/load"
+	"github.com/pomehq/pome/session"
+)
+
+// TestSameBytesHandlerAnswersPomesBytes: for every call, the bare handler
+// answers what Pome answered (status, every header but Date, body), so the
+// ceiling is measured on the same bytes.
+func TestSameBytesHandlerAnswersPomesBytes(t *testing.T) {
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	client := load.NewClient(2)
+	pome, err := load.NewPome(url, key, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sb, err := pome.Create(ctx, benchTwins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range load.Calls {
+		ts, err := c.Targets(ctx, client, []*load.Sandbox{sb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := load.Capture(ctx, client, c, ts[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Name == load.CallGetIssue && (len(want.Body) < 2000 || want.Header.Get("Etag") == "") {
+			t.Errorf("%s: captured %d bytes, ETag %q: not the issue", c.Name, len(want.Body), want.Header.Get("Etag"))
+		}
+		srv, err := load.Serve("127.0.0.1:0", load.NewSameBytesHandler(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := load.Capture(ctx, client, c, load.Rebase(ts, srv.URL)[0])
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := load.SameBytes(want, got); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+	// SameBytes itself must see a difference.
+	a := load.Answer{Status: 200, Header: http.Header{"X-A": {"1"}}, Body: []byte("x")}
+	for _, b := range []load.Answer{
+		{Status: 201, Header: a.Header, Body: a.Body},
+		{Status: 200, Header: http.Header{"X-A": {"2"}}, Body: a.Body},
+		{Status: 200, Header: http.Header{"X-A": {"1"}, "X-B": {"1"}}, Body: a.Body},
+		{Status: 200, Header: a.Header, Body: []byte("y")},
+	} {
+		if load.SameBytes(a, b) == nil {
+			t.Errorf("%+v taken for %+v", b, a)
+		}
+	}
+}
+
+// TestCeilingMode runs the ceiling mode briefly with each driver there is:
+// every call is measured on Pome and on its same-bytes handler, without
+// errors, and the report prints a ratio per call.
+func TestCeilingMode(t *testing.T) {
+	drivers := []string{"go"}
+	if load.WrkPath() != "" {
+		drivers = append(drivers, "wrk")
+	}
+	for _, d := range drivers {
+		t.Run(d, func(t *testing.T) {
+			url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), []string{"ceiling",
+				"--server", url, "--api-key", key, "--driver", d, "-t", "1", "-c", "2", "-d", "1s", "--warmup", "0",
+				"--rounds", "1", "--sandboxes", "3", "--json", "-q",
+			}, &out, &errOut)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
+			}
+			var rep load.CeilingReport
+			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+				t.Fatalf("%v\n%s", err, out.String())
+			}
+			if rep.Driver != d || rep.Sandboxes != 3 || len(rep.Results) != len(load.Calls) {
+				t.Fatalf("%s", out.String())
+			}
+			for _, c := range rep.Results {
+				if len(c.Rounds) != 1 {
+					t.Fatalf("%s: %d rounds", c.Call, len(c.Rounds))
+				}
+				rd := c.Rounds[0]
+				if rd.Pome.Requests == 0 || rd.Bare.Requests == 0 || rd.Pome.Errors+rd.Bare.Errors != 0 || c.Ratio <= 0 || c.AnswerBytes == 0 {
+					t.Errorf("%s: %+v", c.Call, c)
+				}
+				// The bare handler runs in this process, so with wrk its
+				// CPU per request is known.
+				if d == "wrk" && (rd.Bare.ServerCPUUS <= 0 || rd.Pome.ClientCPUUS <= 0) {
+					t.Errorf("%s: CPU per request missing: %+v", c.Call, rd)
+				}
+			}
+			var table bytes.Buffer
+			if err := load.WriteCeilingTable(&table, &rep); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range load.Calls {
+				if !strings.Contains(table.String(), c.Name) {
+					t.Errorf("table lacks %s:\n%s", c.Name, table.String())
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pomehq/pome/cmd/pome-bench/internal/load"
+)
+
+// mode is a pome-bench subcommand.
+type mode struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+// modes are the subcommands; without one, pome-bench runs its scenarios
+// with the Go client (the original mode).
+var modes = []mode{
+	{"ceiling", "each call against a bare handler answering the same bytes, driven by wrk", runCeiling},
+}
+
+func findMode(name string) *mode {
+	for i := range modes {
+		if modes[i].name == name {
+			return &modes[i]
+		}
+	}
+	return nil
+}
+
+// common are the flags every mode shares.
+type common struct {
+	server, apiKey string
+	serverPID      int
+	storePID       int
+	asJSON, quiet  bool
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.server, "server", os.Getenv("POME_SERVER"), "Pome server URL (env POME_SERVER)")
+	fs.StringVar(&c.apiKey, "api-key", os.Getenv("POME_API_KEY"), "team API key (env POME_API_KEY)")
+	fs.IntVar(&c.serverPID, "server-pid", 0, "pid of the server on this machine, for its CPU per request and RSS")
+	fs.IntVar(&c.storePID, "store-pid", 0, "pid of the server's store (redis-server) on this machine, for its CPU per request")
+	fs.BoolVar(&c.asJSON, "json", false, "print the report as JSON")
+	fs.BoolVar(&c.quiet, "q", false, "no progress lines on stderr")
+}
+
+func (c *common) log(stderr io.Writer) io.Writer {
+	if c.quiet {
+		return nil
+	}
+	return stderr
+}
+
+// parse parses a mode's flags; ok false means exit with code.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "pome-bench %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return 2, false
+	}
+	return 0, true
+}
+
+// finish prints a mode's report and its error.
+func finish[R any](name string, rep *R, err error, asJSON bool, table func(io.Writer, *R) error, stdout, stderr io.Writer) int {
+	if rep != nil {
+		var werr error
+		if asJSON {
+			werr = load.WriteJSONValue(stdout, rep)
+		} else {
+			werr = table(stdout, rep)
+		}
+		if werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "pome-bench %s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+func runCeiling(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ceiling", flag.ContinueOnError)
+	var cm common
+	cm.register(fs)
+	cfg := load.CeilingConfig{}
+	var calls string
+	fs.IntVar(&cfg.Sandboxes, "sandboxes", 100, "sandboxes each call's requests spread over")
+	fs.StringVar(&calls, "calls", strings.Join(load.CallNames(), ","), "calls to measure")
+	fs.IntVar(&cfg.Rounds, "rounds", 3, "rounds of every call, Pome and the bare handler alternated")
+	fs.StringVar(&cfg.Driver, "driver", load.DriverAuto, "load tool: auto (wrk when on PATH), wrk or go (the Go client)")
+	fs.StringVar(&cfg.Wrk.Path, "wrk", "", "wrk binary (default: wrk on PATH)")
+	fs.IntVar(&cfg.Wrk.Threads, "t", 2, "wrk threads")
+	fs.IntVar(&cfg.Wrk.Connections, "c", 64, "connections (wrk -c, or Go clients)")
+	fs.DurationVar(&cfg.Wrk.Duration, "d", 10*time.Second, "time of each run (wrk rounds it to whole seconds)")
+	fs.DurationVar(&cfg.Warmup, "warmup", time.Second, "unmeasured load on Pome before a call's first round")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	if cm.server == "" {
+		fmt.Fprintln(stderr, "pome-bench ceiling: no server (--server or POME_SERVER)")
+		return 2
+	}
+	var err error
+	if cfg.Calls, err = load.SelectCalls(splitList(calls)); err != nil {
+		fmt.Fprintf(stderr, "pome-bench ceiling: %v\n", err)
+		return 2
+	}
+	cfg.Server, cfg.APIKey, cfg.ServerPID, cfg.StorePID, cfg.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
+	rep, err := load.Ceiling(ctx, cfg)
+	return finish("ceiling", rep, err, cm.asJSON, load.WriteCeilingTable, stdout, stderr)
+}
