@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,5 +118,39 @@ func TestCeilingMode(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRateMode offers a low rate briefly: every offered request is
+// answered, and the report holds the latency quantiles and the server's
+// memory.
+func TestRateMode(t *testing.T) {
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"rate",
+		"--server", url, "--api-key", key, "--rate", "400", "--duration", "500ms", "--warmup", "0",
+		"--sandboxes", "3", "--senders", "8", "--store", "memory", "--calls", "github_get_issue,stripe_create_customer",
+		"--server-pid", strconv.Itoa(os.Getpid()), "--json", "-q",
+	}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
+	}
+	var rep load.RateReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(rep.Results) != 2 || rep.P99TargetUS != 5000 {
+		t.Fatalf("%s", out.String())
+	}
+	for _, r := range rep.Results {
+		if r.Offered != 200 || r.Completed != 200 || r.Errors != 0 || r.P50US <= 0 || r.P999US < r.P99US || r.P99US < r.P50US || r.AchievedRate <= 0 || r.Mem == nil {
+			t.Errorf("%+v", r)
+		}
+	}
+	for _, bad := range [][]string{{"--rate", "0"}, {"--store", "disk"}, {"--calls", "nope"}} {
+		args := append([]string{"rate", "--server", url, "--api-key", key, "-q"}, bad...)
+		if code := run(context.Background(), args, &out, &errOut); code == 0 {
+			t.Errorf("%v: exit 0", bad)
+		}
 	}
 }

@@ -23,6 +23,7 @@ type mode struct {
 // with the Go client (the original mode).
 var modes = []mode{
 	{"ceiling", "each call against a bare handler answering the same bytes, driven by wrk", runCeiling},
+	{"rate", "open-loop load at a fixed offered rate, latency from each request's due time", runRate},
 }
 
 func findMode(name string) *mode {
@@ -124,4 +125,39 @@ func runCeiling(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	cfg.Server, cfg.APIKey, cfg.ServerPID, cfg.StorePID, cfg.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
 	rep, err := load.Ceiling(ctx, cfg)
 	return finish("ceiling", rep, err, cm.asJSON, load.WriteCeilingTable, stdout, stderr)
+}
+
+func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rate", flag.ContinueOnError)
+	var cm common
+	cm.register(fs)
+	cfg := load.RateConfig{}
+	var calls string
+	fs.Float64Var(&cfg.Rate, "rate", 10_000, "offered requests per second")
+	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "time each call is offered for")
+	fs.DurationVar(&cfg.Duration, "d", 30*time.Second, "same as --duration")
+	fs.DurationVar(&cfg.Warmup, "warmup", 2*time.Second, "unmeasured load at the same rate before each call")
+	fs.IntVar(&cfg.Senders, "senders", 256, "requests in flight at most (and connections)")
+	fs.IntVar(&cfg.Sandboxes, "sandboxes", 100, "sandboxes the requests spread over")
+	fs.StringVar(&calls, "calls", load.CallGetIssue+","+load.CallPostComment, "calls to offer, one after another: "+strings.Join(load.CallNames(), ", "))
+	fs.StringVar(&cfg.Store, "store", "", "the server's store, memory or redis: prints the p99 target (5 ms or 10 ms)")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	if cm.server == "" {
+		fmt.Fprintln(stderr, "pome-bench rate: no server (--server or POME_SERVER)")
+		return 2
+	}
+	if cfg.Store != "" && load.P99Target(cfg.Store) == 0 {
+		fmt.Fprintf(stderr, "pome-bench rate: --store %q: memory or redis\n", cfg.Store)
+		return 2
+	}
+	var err error
+	if cfg.Calls, err = load.SelectCalls(splitList(calls)); err != nil {
+		fmt.Fprintf(stderr, "pome-bench rate: %v\n", err)
+		return 2
+	}
+	cfg.Server, cfg.APIKey, cfg.ServerPID, cfg.StorePID, cfg.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
+	rep, err := load.ConstantRate(ctx, cfg)
+	return finish("rate", rep, err, cm.asJSON, load.WriteRateTable, stdout, stderr)
 }
