@@ -154,3 +154,62 @@ func TestRateMode(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleMode runs every dimension at two small sizes: each series has a
+// point per size, every write answered, and a spread.
+func TestScaleMode(t *testing.T) {
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"scale",
+		"--server", url, "--api-key", key, "--world-sizes", "3,30", "--tape-sizes", "5,40", "--sandbox-counts", "2,5",
+		"--writes", "25", "--server-pid", strconv.Itoa(os.Getpid()), "--json", "-q",
+	}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
+	}
+	var rep load.ScaleReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	var got []string
+	for _, se := range rep.Series {
+		got = append(got, se.Dim+" "+se.Call)
+		if len(se.Points) != 2 || se.Spread < 1 {
+			t.Errorf("%s %s: %+v", se.Dim, se.Call, se)
+		}
+		for _, p := range se.Points {
+			if p.Writes != 25 || p.Errors != 0 || p.P50US <= 0 || p.PerSec <= 0 {
+				t.Errorf("%s %s size %d: %+v", se.Dim, se.Call, p.Size, p)
+			}
+		}
+	}
+	want := []string{"world github_post_comment", "world slack_post_message", "world stripe_create_customer", "world gmail_send",
+		"tape github_post_comment", "sandboxes github_post_comment"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("series %v, want %v", got, want)
+	}
+	// The sandboxes the run made are gone.
+	req, _ := http.NewRequest(http.MethodGet, url+"/v1/usage", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var usage struct {
+		Open    int `json:"sandboxes_open"`
+		Created int `json:"sandboxes_created"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&usage)
+	resp.Body.Close()
+	if err != nil || usage.Open != 0 || usage.Created < 10 {
+		t.Errorf("usage after the run: %+v, %v", usage, err)
+	}
+	var table bytes.Buffer
+	load.WriteScaleTable(&table, &rep)
+	if !strings.Contains(table.String(), "spread world") {
+		t.Errorf("no spread line:\n%s", table.String())
+	}
+	if code := run(context.Background(), []string{"scale", "--server", url, "--api-key", key, "--world-sizes", "0"}, &out, &errOut); code != 2 {
+		t.Errorf("size 0: exit %d", code)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ type mode struct {
 var modes = []mode{
 	{"ceiling", "each call against a bare handler answering the same bytes, driven by wrk", runCeiling},
 	{"rate", "open-loop load at a fixed offered rate, latency from each request's due time", runRate},
+	{"scale", "write cost against world size, tape length and open sandboxes", runScale},
 }
 
 func findMode(name string) *mode {
@@ -160,4 +162,56 @@ func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.Server, cfg.APIKey, cfg.ServerPID, cfg.StorePID, cfg.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
 	rep, err := load.ConstantRate(ctx, cfg)
 	return finish("rate", rep, err, cm.asJSON, load.WriteRateTable, stdout, stderr)
+}
+
+func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("scale", flag.ContinueOnError)
+	var cm common
+	cm.register(fs)
+	cfg := load.ScaleConfig{}
+	var dims, world, tape, sandboxes, twins string
+	fs.StringVar(&dims, "dims", "world,tape,sandboxes", "dimensions to run: world, tape, sandboxes")
+	fs.StringVar(&world, "world-sizes", "10,1000,10000", "entities in the world a write changes (issues, messages, customers)")
+	fs.StringVar(&tape, "tape-sizes", "1000,10000,100000", "rows on the tape before the writes (the server's --max-tape-rows must be above the largest plus the writes)")
+	fs.StringVar(&sandboxes, "sandbox-counts", "10,1000,10000", "open sandboxes the writes go round (within the team's quota)")
+	fs.StringVar(&twins, "twins", strings.Join(load.WorldTwins(), ","), "twins whose write the world dimension measures")
+	fs.IntVar(&cfg.Writes, "writes", 2000, "writes per point")
+	fs.IntVar(&cfg.Concurrency, "c", 1, "clients sending the writes (1: one after another)")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	if cm.server == "" {
+		fmt.Fprintln(stderr, "pome-bench scale: no server (--server or POME_SERVER)")
+		return 2
+	}
+	var err error
+	for _, l := range []struct {
+		name, v string
+		dst     *[]int
+	}{{"--world-sizes", world, &cfg.WorldSizes}, {"--tape-sizes", tape, &cfg.TapeSizes}, {"--sandbox-counts", sandboxes, &cfg.SandboxCounts}} {
+		if *l.dst, err = parseSizes(l.v); err != nil {
+			fmt.Fprintf(stderr, "pome-bench scale: %s: %v\n", l.name, err)
+			return 2
+		}
+	}
+	cfg.Dims, cfg.WorldTwins = splitList(dims), splitList(twins)
+	cfg.Server, cfg.APIKey, cfg.ServerPID, cfg.StorePID, cfg.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
+	rep, err := load.Scale(ctx, cfg)
+	return finish("scale", rep, err, cm.asJSON, load.WriteScaleTable, stdout, stderr)
+}
+
+// parseSizes reads a comma-separated list of positive counts.
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, p := range splitList(s) {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive count", p)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no sizes")
+	}
+	return out, nil
 }
