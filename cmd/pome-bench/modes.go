@@ -26,6 +26,7 @@ var modes = []mode{
 	{"ceiling", "each call against a bare handler answering the same bytes, driven by wrk", runCeiling},
 	{"rate", "open-loop load at a fixed offered rate, latency from each request's due time", runRate},
 	{"scale", "write cost against world size, tape length and open sandboxes", runScale},
+	{"peers", "the ceiling run with stripe-mock and emulate, installed and started beside Pome, as further sides", runPeers},
 }
 
 func findMode(name string) *mode {
@@ -214,4 +215,45 @@ func parseSizes(s string) ([]int, error) {
 		return nil, fmt.Errorf("no sizes")
 	}
 	return out, nil
+}
+
+func runPeers(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
+	var cm common
+	cm.register(fs)
+	cfg := load.PeersConfig{}
+	cc := &cfg.Ceiling
+	var calls, without string
+	fs.IntVar(&cc.Sandboxes, "sandboxes", 100, "Pome sandboxes each call's requests spread over")
+	fs.StringVar(&calls, "calls", strings.Join(load.CallNames(), ","), "calls to measure")
+	fs.IntVar(&cc.Rounds, "rounds", 3, "rounds of every call: Pome, the bare handler and each peer")
+	fs.StringVar(&cc.Driver, "driver", load.DriverAuto, "load tool: auto (wrk when on PATH), wrk or go (the Go client)")
+	fs.StringVar(&cc.Wrk.Path, "wrk", "", "wrk binary (default: wrk on PATH)")
+	fs.IntVar(&cc.Wrk.Threads, "t", 2, "wrk threads")
+	fs.IntVar(&cc.Wrk.Connections, "c", 64, "connections (wrk -c, or Go clients)")
+	fs.DurationVar(&cc.Wrk.Duration, "d", 10*time.Second, "time of each run (wrk rounds it to whole seconds)")
+	fs.DurationVar(&cc.Warmup, "warmup", time.Second, "unmeasured load on Pome before a call's first round")
+	fs.StringVar(&cfg.CacheDir, "cache", load.DefaultCacheDir(), "where the peers are installed (outside the repository)")
+	fs.BoolVar(&cfg.Install, "install", true, "install a missing peer (go install for stripe-mock, npm for emulate and its Node)")
+	fs.StringVar(&cfg.StripeMockAddr, "stripe-mock-addr", "127.0.0.1:7690", "where stripe-mock listens")
+	fs.IntVar(&cfg.EmulatePort, "emulate-port", 7680, "emulate's first port (GitHub; Slack and Stripe take the next two)")
+	fs.IntVar(&cfg.GitHubTokens, "github-tokens", 200, "users and tokens emulate's GitHub load is spread over (it allows 5,000 requests an hour per user)")
+	fs.StringVar(&without, "without", "", "peers to leave out: stripe-mock, emulate")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	if cm.server == "" {
+		fmt.Fprintln(stderr, "pome-bench peers: no server (--server or POME_SERVER)")
+		return 2
+	}
+	var err error
+	if cc.Calls, err = load.SelectCalls(splitList(calls)); err != nil {
+		fmt.Fprintf(stderr, "pome-bench peers: %v\n", err)
+		return 2
+	}
+	cfg.Without = splitList(without)
+	cc.Server, cc.APIKey, cc.ServerPID, cc.StorePID, cc.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
+	cfg.Log = cm.log(stderr)
+	rep, err := load.Peers(ctx, cfg)
+	return finish("peers", rep, err, cm.asJSON, load.WriteCeilingTable, stdout, stderr)
 }

@@ -50,7 +50,10 @@ type CeilingConfig struct {
 	MaxRequests int64
 	ServerPID   int
 	StorePID    int
-	Log         io.Writer
+	// Peers, when set, gives the other servers to measure each call on in
+	// the same rounds (none for a call they do not serve).
+	Peers func(Call) []PeerSide
+	Log   io.Writer
 }
 
 func (c *CeilingConfig) logf(format string, args ...any) {
@@ -99,6 +102,8 @@ type CeilingResult struct {
 	MinRatio   float64 `json:"min_ratio"`
 	MaxRatio   float64 `json:"max_ratio"`
 	Target     float64 `json:"target"`
+	// Peers are the other servers measured with the call.
+	Peers []PeerResult `json:"peers,omitempty"`
 }
 
 // CeilingReport is a ceiling run.
@@ -161,13 +166,28 @@ type measurer struct {
 	driver string
 	wrk    WrkOptions
 	maxReq int64
-	cpu    cpuProbe
+	// store is the pid of Pome's store (0: none), charged to Pome's runs.
+	store int
 }
 
-// run measures c over targets. local says the server is in this process
-// (the bare handler): its CPU is then this process's.
-func (m measurer) run(ctx context.Context, c Call, targets []Target, local bool) (Measure, error) {
-	before := m.cpu.read()
+// Who serves a run, for its CPU figures.
+const (
+	servedHere    = -1 // this process (the same-bytes handler)
+	servedUnknown = 0  // a process whose pid is not known
+)
+
+// run measures c over targets. server is the pid of the process that
+// serves them (servedHere, servedUnknown or a pid); withStore charges the
+// store's CPU to the run.
+func (m measurer) run(ctx context.Context, c Call, targets []Target, server int, withStore bool) (Measure, error) {
+	probe := cpuProbe{}
+	if server > 0 {
+		probe.server = server
+	}
+	if withStore {
+		probe.store = m.store
+	}
+	before := probe.read()
 	var out Measure
 	switch m.driver {
 	case DriverWrk:
@@ -178,7 +198,14 @@ func (m measurer) run(ctx context.Context, c Call, targets []Target, local bool)
 		out = Measure{Requests: r.Requests - min(r.Requests, r.StatusErrs), Errors: r.StatusErrs + r.SocketErrs,
 			PerSec: r.PerSec(), P50US: r.P50US, P99US: r.P99US, P999US: r.P999US, ClientCPUUS: r.CPUUS}
 		if r.StatusErrs > 0 {
+			// wrk counts wrong answers without keeping one; one request
+			// sent after the run shows what the server answers.
 			out.ErrorSample = fmt.Sprintf("%d answers outside 2xx/3xx", r.StatusErrs)
+			client := NewClient(1)
+			if _, err := Capture(ctx, client, c, targets[0]); err != nil {
+				out.ErrorSample += "; one request after the run: " + err.Error()
+			}
+			client.CloseIdleConnections()
 		}
 	default:
 		client := NewClient(m.wrk.Connections)
@@ -186,25 +213,52 @@ func (m measurer) run(ctx context.Context, c Call, targets []Target, local bool)
 		res := Run(ctx, Options{Client: client, Concurrency: m.wrk.Connections, Duration: m.wrk.Duration, MaxRequests: m.maxReq}, c.Scenario(targets, m.wrk.Connections))
 		out = Measure{Requests: res.Requests, Errors: res.Errors, PerSec: res.PerSec, P50US: res.P50US, P99US: res.P99US, ErrorSample: res.ErrorSample}
 	}
-	after := m.cpu.read()
+	after := probe.read()
 	if out.Requests > 0 {
 		per := func(a, b int64) float64 { return float64(b-a) / float64(out.Requests) }
 		switch {
-		case m.driver == DriverWrk && local:
+		case server == servedHere && m.driver == DriverWrk:
 			out.ServerCPUUS = per(before.self, after.self)
-		case m.driver != DriverWrk:
-			out.ClientCPUUS = per(before.self, after.self)
-			if !local && m.cpu.server != 0 {
-				out.ServerCPUUS = per(before.server, after.server)
-			}
-		case m.cpu.server != 0:
+		case server > 0:
 			out.ServerCPUUS = per(before.server, after.server)
 		}
-		if !local && m.cpu.store != 0 {
+		if m.driver != DriverWrk {
+			// The Go client's CPU, and for the same-bytes handler its CPU
+			// too: both run in this process.
+			out.ClientCPUUS = per(before.self, after.self)
+		}
+		if probe.store != 0 {
 			out.StoreCPUUS = per(before.store, after.store)
 		}
 	}
 	return out, nil
+}
+
+// PeerSide is another server measured with the same call in the same
+// rounds (stripe-mock, emulate): the call as that server takes it, and its
+// targets.
+type PeerSide struct {
+	Name    string
+	Call    Call
+	Targets []Target
+	// PID is the peer's process, for its CPU per request (0: unknown).
+	PID int
+	// Target is the least Pome ÷ peer the performance issue asks for (0:
+	// none).
+	Target float64
+}
+
+// PeerResult is one peer's figures for one call over the rounds.
+type PeerResult struct {
+	Name   string    `json:"name"`
+	Rounds []Measure `json:"rounds"`
+	// PerSec is the median over the rounds; Ratio is the median of the
+	// rounds' Pome ÷ peer.
+	PerSec float64 `json:"req_per_sec"`
+	Ratio  float64 `json:"pome_over_peer"`
+	Target float64 `json:"target,omitempty"`
+	// ServerCPUUS is the peer's CPU per request, averaged over the rounds.
+	ServerCPUUS float64 `json:"server_cpu_us_per_request,omitempty"`
 }
 
 // Ceiling runs the ceiling mode against a running Pome server.
@@ -230,7 +284,7 @@ func Ceiling(ctx context.Context, cfg CeilingConfig) (*CeilingReport, error) {
 	if driver == DriverWrk {
 		rep.Threads = cfg.Wrk.Threads
 	}
-	m := measurer{driver: driver, wrk: cfg.Wrk, maxReq: cfg.MaxRequests, cpu: cpuProbe{server: cfg.ServerPID, store: cfg.StorePID}}
+	m := measurer{driver: driver, wrk: cfg.Wrk, maxReq: cfg.MaxRequests, store: cfg.StorePID}
 	if m.maxReq <= 0 {
 		m.maxReq = 5_000_000
 	}
@@ -262,6 +316,7 @@ func Ceiling(ctx context.Context, cfg CeilingConfig) (*CeilingReport, error) {
 		targets []Target
 		bare    *Server
 		bareTs  []Target
+		peers   []PeerSide
 		res     *CeilingResult
 	}
 	var ps []*prepared
@@ -292,7 +347,7 @@ func Ceiling(ctx context.Context, cfg CeilingConfig) (*CeilingReport, error) {
 				if cfg.Warmup > 0 {
 					w := m
 					w.wrk.Duration = cfg.Warmup
-					if _, err := w.run(ctx, c, p.targets, false); err != nil {
+					if _, err := w.run(ctx, c, p.targets, servedUnknown, false); err != nil {
 						return rep, fmt.Errorf("%s warm-up: %w", c.Name, err)
 					}
 				}
@@ -309,6 +364,12 @@ func Ceiling(ctx context.Context, cfg CeilingConfig) (*CeilingReport, error) {
 					target = WriteTarget
 				}
 				p.res = &CeilingResult{Call: c.Name, Write: c.Write, AnswerBytes: len(ans.Body), Target: target}
+				if cfg.Peers != nil {
+					p.peers = cfg.Peers(c)
+					for _, ps := range p.peers {
+						p.res.Peers = append(p.res.Peers, PeerResult{Name: ps.Name, Target: ps.Target})
+					}
+				}
 			}
 			var round CallRound
 			// Alternate which goes first, so a drift of the machine's
@@ -322,7 +383,11 @@ func Ceiling(ctx context.Context, cfg CeilingConfig) (*CeilingReport, error) {
 				if bare {
 					ts, dst, who = p.bareTs, &round.Bare, "bare"
 				}
-				res, err := m.run(ctx, c, ts, bare)
+				server := cfg.ServerPID
+				if bare {
+					server = servedHere
+				}
+				res, err := m.run(ctx, c, ts, server, !bare)
 				if err != nil {
 					return rep, fmt.Errorf("%s (%s): %w", c.Name, who, err)
 				}
@@ -330,6 +395,14 @@ func Ceiling(ctx context.Context, cfg CeilingConfig) (*CeilingReport, error) {
 				cfg.logf("round %d %-24s %s %10.0f req/s  p50 %s  p99 %s  errors %d", r+1, c.Name, who, res.PerSec, fmtUS(res.P50US), fmtUS(res.P99US), res.Errors)
 			}
 			p.res.Rounds = append(p.res.Rounds, round)
+			for i, ps := range p.peers {
+				res, err := m.run(ctx, ps.Call, ps.Targets, ps.PID, false)
+				if err != nil {
+					return rep, fmt.Errorf("%s (%s): %w", c.Name, ps.Name, err)
+				}
+				cfg.logf("round %d %-24s %s %10.0f req/s  p50 %s  p99 %s  errors %d", r+1, c.Name, ps.Name, res.PerSec, fmtUS(res.P50US), fmtUS(res.P99US), res.Errors)
+				p.res.Peers[i].Rounds = append(p.res.Peers[i].Rounds, res)
+			}
 		}
 	}
 	for _, p := range ps {
@@ -371,6 +444,22 @@ func (r *CeilingResult) summarize() {
 		}
 	}
 	r.PomePerSec, r.BarePerSec = median(pome), median(bare)
+	for i := range r.Peers {
+		p := &r.Peers[i]
+		var rates, ratios []float64
+		for k, m := range p.Rounds {
+			rates = append(rates, m.PerSec)
+			if m.PerSec > 0 && k < len(r.Rounds) {
+				ratios = append(ratios, r.Rounds[k].Pome.PerSec/m.PerSec)
+			}
+		}
+		p.PerSec, p.Ratio = median(rates), median(ratios)
+		var cpu float64
+		for _, m := range p.Rounds {
+			cpu += m.ServerCPUUS / float64(len(p.Rounds))
+		}
+		p.ServerCPUUS = cpu
+	}
 	r.Ratio = median(ratios)
 	if len(ratios) > 0 {
 		r.MinRatio, r.MaxRatio = slices.Min(ratios), slices.Max(ratios)
@@ -467,6 +556,47 @@ func WriteCeilingTable(w io.Writer, r *CeilingReport) error {
 			}{{"pome", rd.Pome}, {"bare", rd.Bare}} {
 				if s.m.ErrorSample != "" {
 					fmt.Fprintf(w, "%s round %d (%s) first error: %s\n", c.Call, i+1, s.who, s.m.ErrorSample)
+				}
+			}
+		}
+	}
+	if slices.ContainsFunc(r.Results, func(c CeilingResult) bool { return len(c.Peers) > 0 }) {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "call	peer	peer req/s	pome req/s	pome/peer	range	target		peer CPU/req	peer errors	")
+		for _, c := range r.Results {
+			for _, p := range c.Peers {
+				var ratios []float64
+				var errs uint64
+				for k, m := range p.Rounds {
+					errs += m.Errors
+					if m.PerSec > 0 && k < len(c.Rounds) {
+						ratios = append(ratios, c.Rounds[k].Pome.PerSec/m.PerSec)
+					}
+				}
+				rng, target, v := "-", "-", ""
+				if len(ratios) > 0 {
+					rng = fmt.Sprintf("%.2f–%.2f", slices.Min(ratios), slices.Max(ratios))
+				}
+				if p.Target > 0 {
+					target, v = fmt.Sprintf("%.2f", p.Target), verdict(p.Ratio, p.Target)
+				}
+				cpu := "-"
+				if p.ServerCPUUS > 0 {
+					cpu = fmt.Sprintf("%.1fµs", p.ServerCPUUS)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%d\t\n", c.Call, p.Name, p.PerSec, c.PomePerSec, p.Ratio, rng, target, v, cpu, errs)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, c := range r.Results {
+			for _, p := range c.Peers {
+				for i, m := range p.Rounds {
+					if m.ErrorSample != "" {
+						fmt.Fprintf(w, "%s round %d (%s) first error: %s\n", c.Call, i+1, p.Name, m.ErrorSample)
+					}
 				}
 			}
 		}

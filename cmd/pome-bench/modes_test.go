@@ -8,7 +8,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/pomehq/pome/cmd/pome-bench/internal/load"
 	"github.com/pomehq/pome/session"
@@ -211,5 +213,61 @@ func TestScaleMode(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"scale", "--server", url, "--api-key", key, "--world-sizes", "0"}, &out, &errOut); code != 2 {
 		t.Errorf("size 0: exit %d", code)
+	}
+}
+
+// TestCeilingWithPeers: a peer's side is measured in every round with its
+// own call, and the report gives Pome ÷ peer against the peer's target.
+func TestCeilingWithPeers(t *testing.T) {
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	var mu sync.Mutex
+	seen := 0
+	peer, err := load.Serve("127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen++
+		mu.Unlock()
+		if r.URL.Path != "/peer/issue" || r.Header.Get("Authorization") != "Bearer peer" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.Write([]byte(`{"number":1}`))
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	tgt, _ := load.NewTarget(peer.URL+"/peer/issue", "Bearer peer")
+	calls, _ := load.SelectCalls([]string{load.CallGetIssue, load.CallHistory})
+	rep, err := load.Ceiling(context.Background(), load.CeilingConfig{
+		Server: url, APIKey: key, Sandboxes: 2, Calls: calls, Rounds: 2, Driver: "go",
+		Wrk: load.WrkOptions{Connections: 2, Duration: 300 * time.Millisecond}, MaxRequests: 1_000_000,
+		Peers: func(c load.Call) []load.PeerSide {
+			if c.Name != load.CallGetIssue {
+				return nil
+			}
+			pc := c
+			pc.Path = "/peer/issue"
+			return []load.PeerSide{{Name: "fake", Call: pc, Targets: []load.Target{tgt}, Target: 3}}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 2 || len(rep.Results[0].Peers) != 1 || len(rep.Results[1].Peers) != 0 {
+		t.Fatalf("%+v", rep.Results)
+	}
+	p := rep.Results[0].Peers[0]
+	if len(p.Rounds) != 2 || p.PerSec <= 0 || p.Ratio <= 0 || p.Rounds[0].Errors != 0 || p.Rounds[0].Requests == 0 {
+		t.Fatalf("%+v", p)
+	}
+	mu.Lock()
+	if uint64(seen) < p.Rounds[0].Requests+p.Rounds[1].Requests {
+		t.Errorf("the peer saw %d requests, the report counts more", seen)
+	}
+	mu.Unlock()
+	var table bytes.Buffer
+	load.WriteCeilingTable(&table, rep)
+	if !strings.Contains(table.String(), "pome/peer") || !strings.Contains(table.String(), "fake") {
+		t.Errorf("%s", table.String())
 	}
 }
