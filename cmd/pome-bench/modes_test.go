@@ -145,7 +145,7 @@ func TestRateMode(t *testing.T) {
 		t.Fatalf("%s", out.String())
 	}
 	for _, r := range rep.Results {
-		if r.Offered != 200 || r.Completed != 200 || r.Errors != 0 || r.P50US <= 0 || r.P999US < r.P99US || r.P99US < r.P50US || r.AchievedRate <= 0 || r.Mem == nil {
+		if r.Offered != 200 || r.Completed != 200 || r.Errors != 0 || r.Unanswered != 0 || r.P50US <= 0 || r.P999US < r.P99US || r.P99US < r.P50US || r.AchievedRate <= 0 || r.Mem == nil {
 			t.Errorf("%+v", r)
 		}
 	}

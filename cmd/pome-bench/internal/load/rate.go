@@ -92,7 +92,10 @@ type OpenLoopResult struct {
 	Latency  Histogram
 	StartLag Histogram
 	// Elapsed runs from the schedule's start to the last answer.
-	Elapsed     time.Duration
+	Elapsed time.Duration
+	// Cut says the run ended on its context (a time bound) before every
+	// offered request was answered: the server fell behind the rate.
+	Cut         bool
 	ErrorSample string
 }
 
@@ -138,6 +141,10 @@ func OpenLoop(ctx context.Context, sched Schedule, senders int, clock Clock, do 
 				}
 				sent := clock.Now()
 				err := do(ctx, i)
+				if ctx.Err() != nil {
+					// Cut by the run's time bound, not answered wrong.
+					return
+				}
 				done := clock.Now()
 				if done.After(s.last) {
 					s.last = done
@@ -160,7 +167,7 @@ func OpenLoop(ctx context.Context, sched Schedule, senders int, clock Clock, do 
 		}()
 	}
 	wg.Wait()
-	res := &OpenLoopResult{Offered: sched.Count}
+	res := &OpenLoopResult{Offered: sched.Count, Cut: ctx.Err() != nil}
 	var last time.Time
 	for _, s := range ss {
 		res.Latency.Merge(&s.lat)
@@ -206,12 +213,15 @@ type RateResult struct {
 	AchievedRate float64 `json:"achieved_req_per_sec"`
 	Offered      int64   `json:"offered"`
 	Completed    uint64  `json:"completed"`
-	Errors       uint64  `json:"errors"`
-	Late         uint64  `json:"started_late"`
-	P50US        float64 `json:"p50_us"`
-	P99US        float64 `json:"p99_us"`
-	P999US       float64 `json:"p999_us"`
-	MaxUS        float64 `json:"max_us"`
+	// Unanswered were offered but not answered within the run's time
+	// bound (its duration plus half, at least 10 s).
+	Unanswered int64   `json:"unanswered"`
+	Errors     uint64  `json:"errors"`
+	Late       uint64  `json:"started_late"`
+	P50US      float64 `json:"p50_us"`
+	P99US      float64 `json:"p99_us"`
+	P999US     float64 `json:"p999_us"`
+	MaxUS      float64 `json:"max_us"`
 	// LagP99US is the 99th percentile of how late requests were sent.
 	LagP99US    float64   `json:"start_lag_p99_us"`
 	ServerCPUUS float64   `json:"server_cpu_us_per_request,omitempty"`
@@ -322,10 +332,14 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		}
 		c0 := cpu.read()
 		sched, _ := NewSchedule(time.Now().Add(10*time.Millisecond), cfg.Rate, cfg.Duration)
-		r := OpenLoop(ctx, sched, cfg.Senders, RealClock, do)
+		// A server that falls behind would stretch the run without end:
+		// the requests still unsent at the bound are not sent.
+		rctx, cancel := context.WithTimeout(ctx, cfg.Duration+max(10*time.Second, cfg.Duration/2))
+		r := OpenLoop(rctx, sched, cfg.Senders, RealClock, do)
+		cancel()
 		c1 := cpu.read()
 		us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
-		res := RateResult{Call: c.Name, OfferedRate: cfg.Rate, AchievedRate: r.AchievedRate(), Offered: r.Offered,
+		res := RateResult{Call: c.Name, OfferedRate: cfg.Rate, AchievedRate: r.AchievedRate(), Offered: r.Offered, Unanswered: r.Offered - int64(r.Completed+r.Errors),
 			Completed: r.Completed, Errors: r.Errors, Late: r.Late, ErrorSample: r.ErrorSample,
 			P50US: us(r.Latency.Quantile(0.5)), P99US: us(r.Latency.Quantile(0.99)), P999US: us(r.Latency.Quantile(0.999)),
 			MaxUS: us(r.Latency.Max()), LagP99US: us(r.StartLag.Quantile(0.99))}
@@ -357,7 +371,7 @@ func WriteRateTable(w io.Writer, r *RateReport) error {
 	fmt.Fprintf(w, "server %s  store %s  %gs per call  %d senders  %d sandboxes\n", r.Server, store, r.Seconds, r.Senders, r.Sandboxes)
 	fmt.Fprintf(w, "machine %d CPU %s, %s/%s, %s\n\n", r.Machine.NumCPU, r.Machine.CPUModel, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.GoVersion)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "call\toffered/s\tachieved/s\tp50\tp99\tp99.9\tmax\tsent late\terrors\tserver CPU/req\tstore CPU/req\tRSS per call\t"
+	head := "call\toffered/s\tachieved/s\tp50\tp99\tp99.9\tmax\tsent late\tunanswered\terrors\tserver CPU/req\tstore CPU/req\tRSS per call\t"
 	if r.P99TargetUS > 0 {
 		head += "p99 target\t\t"
 	}
@@ -373,11 +387,11 @@ func WriteRateTable(w io.Writer, r *RateReport) error {
 		if c.Mem != nil && c.Mem.rssKnown {
 			rss = fmt.Sprintf("%.0f B", c.Mem.RSSPerItem)
 		}
-		line := fmt.Sprintf("%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t", c.Call, c.OfferedRate, c.AchievedRate,
-			fmtUS(c.P50US), fmtUS(c.P99US), fmtUS(c.P999US), fmtUS(c.MaxUS), c.Late, c.Errors, cpu(c.ServerCPUUS), cpu(c.StoreCPUUS), rss)
+		line := fmt.Sprintf("%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t", c.Call, c.OfferedRate, c.AchievedRate,
+			fmtUS(c.P50US), fmtUS(c.P99US), fmtUS(c.P999US), fmtUS(c.MaxUS), c.Late, c.Unanswered, c.Errors, cpu(c.ServerCPUUS), cpu(c.StoreCPUUS), rss)
 		if r.P99TargetUS > 0 {
 			v := "met"
-			if c.P99US > r.P99TargetUS || c.Errors > 0 {
+			if c.P99US > r.P99TargetUS || c.Errors > 0 || c.Unanswered > 0 {
 				v = "missed"
 			}
 			line += fmtUS(r.P99TargetUS) + "\t" + v + "\t"

@@ -135,3 +135,24 @@ func TestOpenLoopSendsEachOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenLoopCut: a run ended by its time bound stops sending, and the
+// request cut short is neither an answer nor an error.
+func TestOpenLoopCut(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := &fakeClock{now: start}
+	sched, _ := NewSchedule(start, 1000, time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := OpenLoop(ctx, sched, 1, clock, func(_ context.Context, i int64) error {
+		clock.advance(100 * time.Microsecond)
+		if i == 10 {
+			cancel()
+			return context.Canceled
+		}
+		return nil
+	})
+	if !r.Cut || r.Completed != 10 || r.Errors != 0 || r.Offered != 1000 {
+		t.Fatalf("%+v", r)
+	}
+}
