@@ -10,6 +10,13 @@
 //
 // Every sandbox it creates is discarded before it exits.
 //
+// Its modes measure the performance targets (docs/PERFORMANCE.md):
+//
+//	pome-bench ceiling --server … --api-key …   each call against a bare handler answering Pome's bytes, with wrk
+//	pome-bench peers   --server … --api-key …   the same, with stripe-mock and emulate beside Pome
+//	pome-bench rate    --server … --api-key … --rate 10000 --duration 30s   latency at a fixed offered rate
+//	pome-bench scale   --server … --api-key …   write cost against world size, tape length and sandboxes
+//
 // With --proxy it is instead a tiny round-robin load balancer in front of
 // Pome replicas, for trying scale-out by hand (configs/scaleout.sh):
 //
