@@ -91,19 +91,19 @@ for step in "${STEPS[@]}"; do
 	case $step in
 	peers)
 		start_pome memory
-		bench peers --server-pid "$POME_PID" -d "$DURATION" --rounds "$ROUNDS" | tee "$OUT/peers.txt" ;;
+		bench peers --server-pid "$POME_PID" -d "$DURATION" --rounds "$ROUNDS" --json-out "$OUT/peers.json" | tee "$OUT/peers.txt" ;;
 	rate-memory)
 		start_pome memory
-		bench rate --rate 10000 --duration "$RATE_DURATION" --store memory --server-pid "$POME_PID" | tee "$OUT/rate-memory.txt" ;;
+		bench rate --rate 10000 --duration "$RATE_DURATION" --store memory --server-pid "$POME_PID" --json-out "$OUT/rate-memory.json" | tee "$OUT/rate-memory.txt" ;;
 	rate-redis)
 		start_pome redis
-		bench rate --rate 10000 --duration "$RATE_DURATION" --store redis --server-pid "$POME_PID" --store-pid "$REDIS_PID" | tee "$OUT/rate-redis.txt" ;;
+		bench rate --rate 10000 --duration "$RATE_DURATION" --store redis --server-pid "$POME_PID" --store-pid "$REDIS_PID" --json-out "$OUT/rate-redis.json" | tee "$OUT/rate-redis.txt" ;;
 	scale-memory)
 		start_pome memory
-		bench scale --server-pid "$POME_PID" | tee "$OUT/scale-memory.txt" ;;
+		bench scale --server-pid "$POME_PID" --json-out "$OUT/scale-memory.json" | tee "$OUT/scale-memory.txt" ;;
 	scale-redis)
 		start_pome redis
-		bench scale --dims world,tape --tape-sizes 1000,10000 --writes 500 --server-pid "$POME_PID" --store-pid "$REDIS_PID" | tee "$OUT/scale-redis.txt" ;;
+		bench scale --dims world,tape --tape-sizes 1000,10000 --writes 500 --server-pid "$POME_PID" --store-pid "$REDIS_PID" --json-out "$OUT/scale-redis.json" | tee "$OUT/scale-redis.txt" ;;
 	create)
 		for store in memory redis; do
 			for c in 1 16; do

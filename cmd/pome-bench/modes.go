@@ -44,6 +44,8 @@ type common struct {
 	serverPID      int
 	storePID       int
 	asJSON, quiet  bool
+	// jsonOut also writes the report as JSON to this file.
+	jsonOut string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -53,6 +55,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.storePID, "store-pid", 0, "pid of the server's store (redis-server) on this machine, for its CPU per request")
 	fs.BoolVar(&c.asJSON, "json", false, "print the report as JSON")
 	fs.BoolVar(&c.quiet, "q", false, "no progress lines on stderr")
+	fs.StringVar(&c.jsonOut, "json-out", "", "also write the report as JSON to this file")
 }
 
 func (c *common) log(stderr io.Writer) io.Writer {
@@ -79,7 +82,23 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool
 }
 
 // finish prints a mode's report and its error.
-func finish[R any](name string, rep *R, err error, asJSON bool, table func(io.Writer, *R) error, stdout, stderr io.Writer) int {
+func finish[R any](name string, rep *R, err error, cm common, table func(io.Writer, *R) error, stdout, stderr io.Writer) int {
+	asJSON := cm.asJSON
+	if rep != nil && cm.jsonOut != "" {
+		f, ferr := os.Create(cm.jsonOut)
+		if ferr == nil {
+			ferr = load.WriteJSONValue(f, rep)
+			if cerr := f.Close(); ferr == nil {
+				ferr = cerr
+			}
+		}
+		if ferr != nil {
+			fmt.Fprintf(stderr, "pome-bench %s: --json-out: %v\n", name, ferr)
+			if err == nil {
+				err = ferr
+			}
+		}
+	}
 	if rep != nil {
 		var werr error
 		if asJSON {
@@ -127,7 +146,7 @@ func runCeiling(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	cfg.Server, cfg.APIKey, cfg.ServerPID, cfg.StorePID, cfg.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
 	rep, err := load.Ceiling(ctx, cfg)
-	return finish("ceiling", rep, err, cm.asJSON, load.WriteCeilingTable, stdout, stderr)
+	return finish("ceiling", rep, err, cm, load.WriteCeilingTable, stdout, stderr)
 }
 
 func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -162,7 +181,7 @@ func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Server, cfg.APIKey, cfg.ServerPID, cfg.StorePID, cfg.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
 	rep, err := load.ConstantRate(ctx, cfg)
-	return finish("rate", rep, err, cm.asJSON, load.WriteRateTable, stdout, stderr)
+	return finish("rate", rep, err, cm, load.WriteRateTable, stdout, stderr)
 }
 
 func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -198,7 +217,7 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	cfg.Dims, cfg.WorldTwins = splitList(dims), splitList(twins)
 	cfg.Server, cfg.APIKey, cfg.ServerPID, cfg.StorePID, cfg.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
 	rep, err := load.Scale(ctx, cfg)
-	return finish("scale", rep, err, cm.asJSON, load.WriteScaleTable, stdout, stderr)
+	return finish("scale", rep, err, cm, load.WriteScaleTable, stdout, stderr)
 }
 
 // parseSizes reads a comma-separated list of positive counts.
@@ -255,5 +274,5 @@ func runPeers(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	cc.Server, cc.APIKey, cc.ServerPID, cc.StorePID, cc.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
 	cfg.Log = cm.log(stderr)
 	rep, err := load.Peers(ctx, cfg)
-	return finish("peers", rep, err, cm.asJSON, load.WriteCeilingTable, stdout, stderr)
+	return finish("peers", rep, err, cm, load.WriteCeilingTable, stdout, stderr)
 }

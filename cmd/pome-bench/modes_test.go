@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,18 +129,27 @@ func TestCeilingMode(t *testing.T) {
 // memory.
 func TestRateMode(t *testing.T) {
 	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	jsonFile := filepath.Join(t.TempDir(), "rate.json")
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"rate",
 		"--server", url, "--api-key", key, "--rate", "400", "--duration", "500ms", "--warmup", "0",
 		"--sandboxes", "3", "--senders", "8", "--store", "memory", "--calls", "github_get_issue,stripe_create_customer",
-		"--server-pid", strconv.Itoa(os.Getpid()), "--json", "-q",
+		"--server-pid", strconv.Itoa(os.Getpid()), "--json-out", jsonFile, "-q",
 	}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
 	}
+	// The table on stdout, the same report as JSON in the file.
+	if !strings.Contains(out.String(), "p99 target") {
+		t.Errorf("no table:\n%s", out.String())
+	}
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var rep load.RateReport
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("%v\n%s", err, raw)
 	}
 	if len(rep.Results) != 2 || rep.P99TargetUS != 5000 {
 		t.Fatalf("%s", out.String())
