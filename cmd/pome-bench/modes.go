@@ -256,7 +256,7 @@ func runPeers(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.BoolVar(&cfg.Install, "install", true, "install a missing peer (go install for stripe-mock, npm for emulate and its Node)")
 	fs.StringVar(&cfg.StripeMockAddr, "stripe-mock-addr", "127.0.0.1:7690", "where stripe-mock listens")
 	fs.IntVar(&cfg.EmulatePort, "emulate-port", 7680, "emulate's first port (GitHub; Slack and Stripe take the next two)")
-	fs.IntVar(&cfg.GitHubTokens, "github-tokens", 200, "users and tokens emulate's GitHub load is spread over (it allows 5,000 requests an hour per user)")
+	fs.IntVar(&cfg.Tokens, "tokens", 200, "tokens emulate's load is spread over (it allows 5,000 requests an hour per token; its GitHub gets a user for each)")
 	fs.StringVar(&without, "without", "", "peers to leave out: stripe-mock, emulate")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code

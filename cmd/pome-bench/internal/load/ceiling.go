@@ -246,6 +246,9 @@ type PeerSide struct {
 	// Target is the least Pome ÷ peer the performance issue asks for (0:
 	// none).
 	Target float64
+	// AnswerBytes is the body the peer answered when checked before the
+	// run: peers do not answer the same bytes as Pome.
+	AnswerBytes int
 }
 
 // PeerResult is one peer's figures for one call over the rounds.
@@ -254,9 +257,10 @@ type PeerResult struct {
 	Rounds []Measure `json:"rounds"`
 	// PerSec is the median over the rounds; Ratio is the median of the
 	// rounds' Pome ÷ peer.
-	PerSec float64 `json:"req_per_sec"`
-	Ratio  float64 `json:"pome_over_peer"`
-	Target float64 `json:"target,omitempty"`
+	PerSec      float64 `json:"req_per_sec"`
+	Ratio       float64 `json:"pome_over_peer"`
+	Target      float64 `json:"target,omitempty"`
+	AnswerBytes int     `json:"answer_bytes,omitempty"`
 	// ServerCPUUS is the peer's CPU per request, averaged over the rounds.
 	ServerCPUUS float64 `json:"server_cpu_us_per_request,omitempty"`
 }
@@ -367,7 +371,7 @@ func Ceiling(ctx context.Context, cfg CeilingConfig) (*CeilingReport, error) {
 				if cfg.Peers != nil {
 					p.peers = cfg.Peers(c)
 					for _, ps := range p.peers {
-						p.res.Peers = append(p.res.Peers, PeerResult{Name: ps.Name, Target: ps.Target})
+						p.res.Peers = append(p.res.Peers, PeerResult{Name: ps.Name, Target: ps.Target, AnswerBytes: ps.AnswerBytes})
 					}
 				}
 			}
@@ -563,7 +567,7 @@ func WriteCeilingTable(w io.Writer, r *CeilingReport) error {
 	if slices.ContainsFunc(r.Results, func(c CeilingResult) bool { return len(c.Peers) > 0 }) {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "call	peer	peer req/s	pome req/s	pome/peer	range	target		peer CPU/req	peer errors	")
+		fmt.Fprintln(tw, "call\tpeer\tpeer bytes\tpeer req/s\tpome req/s\tpome/peer\trange\ttarget\t\tpeer CPU/req\tpeer errors\t")
 		for _, c := range r.Results {
 			for _, p := range c.Peers {
 				var ratios []float64
@@ -585,7 +589,7 @@ func WriteCeilingTable(w io.Writer, r *CeilingReport) error {
 				if p.ServerCPUUS > 0 {
 					cpu = fmt.Sprintf("%.1fµs", p.ServerCPUUS)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%d\t\n", c.Call, p.Name, p.PerSec, c.PomePerSec, p.Ratio, rng, target, v, cpu, errs)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%d\t\n", c.Call, p.Name, p.AnswerBytes, p.PerSec, c.PomePerSec, p.Ratio, rng, target, v, cpu, errs)
 			}
 		}
 		if err := tw.Flush(); err != nil {

@@ -57,10 +57,11 @@ type PeersConfig struct {
 	// takes EmulatePort and the next two, one per service).
 	StripeMockAddr string
 	EmulatePort    int
-	// GitHubTokens is how many users and tokens emulate is seeded with:
-	// it keeps GitHub's rate limit (5,000 requests an hour per user), so
-	// the load is spread over many.
-	GitHubTokens int
+	// Tokens is how many tokens emulate's load is spread over: every
+	// service of emulate keeps a rate limit of 5,000 requests an hour per
+	// token (as GitHub's API does) and answers 403 past it. Its GitHub is
+	// seeded with a user for each token.
+	Tokens int
 	// Without names peers to leave out (stripe-mock, emulate).
 	Without []string
 	Log     io.Writer
@@ -388,7 +389,11 @@ func startStripeMock(ctx context.Context, cfg *PeersConfig, ps *peerSet) error {
 		if err != nil {
 			return err
 		}
-		ps.sides[c.name] = append(ps.sides[c.name], PeerSide{Name: "stripe-mock", Call: call, Targets: []Target{t}, PID: p.PID(), Target: c.target})
+		ans, err := Capture(ctx, NewClient(1), call, t)
+		if err != nil {
+			return fmt.Errorf("stripe-mock: %w", err)
+		}
+		ps.sides[c.name] = append(ps.sides[c.name], PeerSide{Name: "stripe-mock", Call: call, Targets: []Target{t}, PID: p.PID(), Target: c.target, AnswerBytes: len(ans.Body)})
 	}
 	return nil
 }
@@ -396,7 +401,7 @@ func startStripeMock(ctx context.Context, cfg *PeersConfig, ps *peerSet) error {
 // startEmulate starts emulate's GitHub, Slack and Stripe, seeds them like
 // Pome's default worlds and returns the sides of every call.
 func startEmulate(ctx context.Context, cfg *PeersConfig, ps *peerSet, world pomeWorld, client *http.Client) error {
-	seed, err := EmulateSeed(cfg.GitHubTokens)
+	seed, err := EmulateSeed(cfg.Tokens)
 	if err != nil {
 		return err
 	}
@@ -477,12 +482,12 @@ func startEmulate(ctx context.Context, cfg *PeersConfig, ps *peerSet, world pome
 		return errors.New("emulate: the seeded customer is missing")
 	}
 
-	// GitHub calls go round the tokens (one user each), Slack and Stripe
-	// take one token.
-	ghTargets := func(path string) ([]Target, error) {
+	// Every call goes round the tokens; GitHub's are the seeded users',
+	// Slack and Stripe take any bearer token.
+	targets := func(u, format string) ([]Target, error) {
 		var out []Target
-		for i := range cfg.GitHubTokens {
-			t, err := NewTarget(gh+path, "Bearer "+EmulateToken(i))
+		for i := range cfg.Tokens {
+			t, err := NewTarget(u, "Bearer "+fmt.Sprintf(format, i))
 			if err != nil {
 				return nil, err
 			}
@@ -490,10 +495,7 @@ func startEmulate(ctx context.Context, cfg *PeersConfig, ps *peerSet, world pome
 		}
 		return out, nil
 	}
-	one := func(u, auth string) ([]Target, error) {
-		t, err := NewTarget(u, auth)
-		return []Target{t}, err
-	}
+	const ghToken, slackToken, stripeKey = "ghp_bench%04d", "xoxb-bench-%04d", "sk_test_bench%04d"
 	for _, c := range Calls {
 		call := c
 		call.Prepare = nil
@@ -501,17 +503,17 @@ func startEmulate(ctx context.Context, cfg *PeersConfig, ps *peerSet, world pome
 		var err error
 		switch c.Name {
 		case CallGetIssue, CallPostComment:
-			ts, err = ghTargets(c.Path)
+			ts, err = targets(gh+c.Path, ghToken)
 		case CallHistory:
 			// emulate takes the channel's id, not its name.
 			call.Body = []byte(`{"channel":"` + posted.Channel + `","limit":20}`)
-			ts, err = one(sl+c.Path, "Bearer xoxb-bench")
+			ts, err = targets(sl+c.Path, slackToken)
 		case CallPostMessage:
-			ts, err = one(sl+c.Path, "Bearer xoxb-bench")
+			ts, err = targets(sl+c.Path, slackToken)
 		case CallGetCustomer:
-			ts, err = one(st+strings.ReplaceAll(c.Path, "{id}", customer), "Bearer sk_test_123")
+			ts, err = targets(st+strings.ReplaceAll(c.Path, "{id}", customer), stripeKey)
 		case CallCreateCustomer:
-			ts, err = one(st+c.Path, "Bearer sk_test_123")
+			ts, err = targets(st+c.Path, stripeKey)
 		default:
 			continue
 		}
@@ -519,10 +521,11 @@ func startEmulate(ctx context.Context, cfg *PeersConfig, ps *peerSet, world pome
 			return err
 		}
 		// Every call must answer as Pome's does before it is timed.
-		if _, err := Capture(ctx, client, call, ts[0]); err != nil {
+		ans, err := Capture(ctx, client, call, ts[0])
+		if err != nil {
 			return fmt.Errorf("emulate: %w", err)
 		}
-		ps.sides[c.Name] = append(ps.sides[c.Name], PeerSide{Name: "emulate", Call: call, Targets: ts, PID: p.PID(), Target: EmulateTarget})
+		ps.sides[c.Name] = append(ps.sides[c.Name], PeerSide{Name: "emulate", Call: call, Targets: ts, PID: p.PID(), Target: EmulateTarget, AnswerBytes: len(ans.Body)})
 	}
 	return nil
 }
@@ -533,8 +536,8 @@ func Peers(ctx context.Context, cfg PeersConfig) (*CeilingReport, error) {
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = DefaultCacheDir()
 	}
-	if cfg.GitHubTokens < 1 {
-		return nil, errors.New("peers: at least one GitHub token")
+	if cfg.Tokens < 1 {
+		return nil, errors.New("peers: at least one token")
 	}
 	without := func(name string) bool {
 		for _, w := range cfg.Without {
@@ -604,7 +607,7 @@ func Peers(ctx context.Context, cfg PeersConfig) (*CeilingReport, error) {
 	rep, err := Ceiling(ctx, cc)
 	if rep != nil {
 		rep.Notes = append(ps.notes, rep.Notes...)
-		rep.Notes = append(rep.Notes, fmt.Sprintf("peers: stripe-mock %s (stateless fixtures), emulate %s on Node %d (stateful, one world for all requests); GitHub on emulate spread over %d users, as it keeps GitHub's rate limit", StripeMockVersion, EmulateVersion, EmulateNodeMajor, cfg.GitHubTokens))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("peers: stripe-mock %s (stateless fixtures), emulate %s on Node %d (stateful, one world for all requests); emulate's load spread over %d tokens, as it keeps a rate limit of 5,000 requests an hour per token", StripeMockVersion, EmulateVersion, EmulateNodeMajor, cfg.Tokens))
 	}
 	return rep, err
 }
