@@ -103,7 +103,7 @@ for step in "${STEPS[@]}"; do
 		bench scale --server-pid "$POME_PID" --json-out "$OUT/scale-memory.json" | tee "$OUT/scale-memory.txt" ;;
 	scale-redis)
 		start_pome redis
-		bench scale --dims world,tape --tape-sizes 1000,10000 --writes 500 --server-pid "$POME_PID" --store-pid "$REDIS_PID" --json-out "$OUT/scale-redis.json" | tee "$OUT/scale-redis.txt" ;;
+		bench scale --dims world,tape --tape-sizes 1000,10000 --writes 200 --server-pid "$POME_PID" --store-pid "$REDIS_PID" --json-out "$OUT/scale-redis.json" | tee "$OUT/scale-redis.txt" ;;
 	create)
 		for store in memory redis; do
 			for c in 1 16; do

@@ -128,13 +128,19 @@ func TestCeilingMode(t *testing.T) {
 // answered, and the report holds the latency quantiles and the server's
 // memory.
 func TestRateMode(t *testing.T) {
+	for _, client := range []string{"raw", "go"} {
+		t.Run(client, func(t *testing.T) { testRateMode(t, client) })
+	}
+}
+
+func testRateMode(t *testing.T, client string) {
 	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
 	jsonFile := filepath.Join(t.TempDir(), "rate.json")
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"rate",
 		"--server", url, "--api-key", key, "--rate", "400", "--duration", "500ms", "--warmup", "0",
 		"--sandboxes", "3", "--senders", "8", "--store", "memory", "--calls", "github_get_issue,stripe_create_customer",
-		"--server-pid", strconv.Itoa(os.Getpid()), "--json-out", jsonFile, "-q",
+		"--server-pid", strconv.Itoa(os.Getpid()), "--json-out", jsonFile, "-q", "--client", client,
 	}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
@@ -151,7 +157,7 @@ func TestRateMode(t *testing.T) {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatalf("%v\n%s", err, raw)
 	}
-	if len(rep.Results) != 2 || rep.P99TargetUS != 5000 {
+	if len(rep.Results) != 2 || rep.P99TargetUS != 5000 || rep.Client != client {
 		t.Fatalf("%s", out.String())
 	}
 	for _, r := range rep.Results {

@@ -63,7 +63,7 @@ func TestOpenLoopCountsQueueing(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := &fakeClock{now: start}
 	sched, _ := NewSchedule(start, 1000, 100*time.Millisecond)
-	r := OpenLoop(context.Background(), sched, 1, clock, func(context.Context, int64) error {
+	r := OpenLoop(context.Background(), sched, 1, clock, func(context.Context, int, int64) error {
 		clock.advance(5 * time.Millisecond)
 		return nil
 	})
@@ -96,7 +96,7 @@ func TestOpenLoopOnTime(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := &fakeClock{now: start}
 	sched, _ := NewSchedule(start, 1000, 50*time.Millisecond)
-	r := OpenLoop(context.Background(), sched, 1, clock, func(_ context.Context, i int64) error {
+	r := OpenLoop(context.Background(), sched, 1, clock, func(_ context.Context, _ int, i int64) error {
 		clock.advance(300 * time.Microsecond)
 		if i == 7 {
 			return errors.New("boom")
@@ -120,7 +120,7 @@ func TestOpenLoopSendsEachOnce(t *testing.T) {
 	sched, _ := NewSchedule(start.Add(-time.Hour), 1e6, 5*time.Millisecond) // all due already
 	var mu sync.Mutex
 	seen := map[int64]int{}
-	r := OpenLoop(context.Background(), sched, 16, RealClock, func(_ context.Context, i int64) error {
+	r := OpenLoop(context.Background(), sched, 16, RealClock, func(_ context.Context, _ int, i int64) error {
 		mu.Lock()
 		seen[i]++
 		mu.Unlock()
@@ -144,7 +144,7 @@ func TestOpenLoopCut(t *testing.T) {
 	sched, _ := NewSchedule(start, 1000, time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := OpenLoop(ctx, sched, 1, clock, func(_ context.Context, i int64) error {
+	r := OpenLoop(ctx, sched, 1, clock, func(_ context.Context, _ int, i int64) error {
 		clock.advance(100 * time.Microsecond)
 		if i == 10 {
 			cancel()
