@@ -9,11 +9,11 @@
 # Steps (default: all, in this order):
 #   peers         Pome, the same-bytes handler, emulate and stripe-mock, wrk -t2 -c64
 #   rate-memory   10,000 req/s for 30 s, memory store
-#   rate-redis    the same on Redis
-#   scale-memory  write cost against world size, tape length and open sandboxes
-#   scale-redis   the same on Redis (world and tape)
 #   create        sandbox create p50 with 1 and 16 clients, memory and Redis
 #   idle          RSS of 10,000 idle sandboxes
+#   scale-memory  write cost against world size, tape length and open sandboxes
+#   rate-redis    10,000 req/s for 30 s on Redis
+#   scale-redis   write cost against world size and tape length on Redis
 #
 # Environment: OUT (output directory), DURATION (wrk -d, default 10s), ROUNDS
 # (default 3), RATE_DURATION (default 30s), PORT (Pome, default 7611), REDIS_PORT (a redis-server this
@@ -31,7 +31,7 @@ REDIS_PORT=${REDIS_PORT:-7620}
 BIN="$OUT/bin"
 mkdir -p "$BIN"
 STEPS=("$@")
-[ ${#STEPS[@]} -gt 0 ] || STEPS=(peers rate-memory rate-redis scale-memory scale-redis create idle)
+[ ${#STEPS[@]} -gt 0 ] || STEPS=(peers rate-memory create idle scale-memory rate-redis scale-redis)
 
 KEY="pme_$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 32)"
 export POME_API_KEYS="bench:$KEY"
