@@ -1,8 +1,10 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -154,5 +156,32 @@ func TestOpenLoopCut(t *testing.T) {
 	})
 	if !r.Cut || r.Completed != 10 || r.Errors != 0 || r.Offered != 1000 {
 		t.Fatalf("%+v", r)
+	}
+}
+
+// TestRateTableVerdict: a call meets the p99 target only with every
+// offered request answered, none wrongly.
+func TestRateTableVerdict(t *testing.T) {
+	rep := &RateReport{Store: "memory", P99TargetUS: 5000, Results: []RateResult{
+		{Call: "fast", OfferedRate: 100, P50US: 300, P99US: 900},
+		{Call: "slow", OfferedRate: 100, P50US: 300, P99US: 9000},
+		{Call: "cut", OfferedRate: 100, P50US: 300, P99US: 900, Unanswered: 5},
+		{Call: "wrong", OfferedRate: 100, P50US: 300, P99US: 900, Errors: 1},
+	}}
+	var out bytes.Buffer
+	if err := WriteRateTable(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 2 {
+			got[f[0]] = f[len(f)-1]
+		}
+	}
+	want := map[string]string{"fast": "met", "slow": "missed", "cut": "missed", "wrong": "missed"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q\n%s", k, got[k], v, out.String())
+		}
 	}
 }
