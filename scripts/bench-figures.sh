@@ -15,7 +15,8 @@
 #   rate-redis    10,000 req/s for 30 s on Redis
 #   scale-redis   write cost against world size and tape length on Redis
 #
-# Environment: OUT (output directory), DURATION (wrk -d, default 10s), ROUNDS
+# Environment: OUT (output directory; PREBUILT=1 takes the binaries already in
+# $OUT/bin), DURATION (wrk -d, default 10s), ROUNDS
 # (default 3), RATE_DURATION (default 30s), PORT (Pome, default 7611), REDIS_PORT (a redis-server this
 # script starts, default 7620). Everything listens on 127.0.0.1 and is
 # stopped on exit. Run it on a quiet machine: load average under 2.
@@ -83,8 +84,12 @@ bench() { run "$BIN/pome-bench" "$@" --server "$SERVER" --api-key "$KEY"; }
 	echo "wrk $(command -v wrk || echo 'not installed: pome-bench falls back to its Go client')"
 } | tee "$OUT/meta.txt"
 
-run go build -o "$BIN/pome" ./cmd/pome
-run go build -o "$BIN/pome-bench" ./cmd/pome-bench
+# The binaries can be built beforehand (same commit) so that the build's load
+# does not precede the first step: PREBUILT=1 uses $OUT/bin as it is.
+if [ "${PREBUILT:-0}" != 1 ]; then
+	run go build -o "$BIN/pome" ./cmd/pome
+	run go build -o "$BIN/pome-bench" ./cmd/pome-bench
+fi
 
 for step in "${STEPS[@]}"; do
 	echo "== $step at $(date -u '+%H:%M:%S') UTC, $(uptime | sed 's/.*load/load/')" | tee -a "$OUT/meta.txt"
