@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,42 +109,43 @@ func (rc *RawConn) Close() {
 }
 
 func (rc *RawConn) read() (status int, body []byte, keep bool, err error) {
+	// Lines are parsed in place in the reader's buffer: a request costs no
+	// allocation here once the body buffer has grown to the answers' size.
 	line, err := rc.line()
 	if err != nil {
 		return 0, nil, false, err
 	}
 	// "HTTP/1.1 200 OK"
-	proto, rest, ok := strings.Cut(line, " ")
-	if !ok || !strings.HasPrefix(proto, "HTTP/1.") || len(rest) < 3 {
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
 		return 0, nil, false, fmt.Errorf("bad status line %q", line)
 	}
-	if status, err = strconv.Atoi(rest[:3]); err != nil {
+	if status = atoi(line[9:12]); status < 100 {
 		return 0, nil, false, fmt.Errorf("bad status line %q", line)
 	}
-	keep = proto == "HTTP/1.1"
+	keep = line[7] == '1'
 	length, chunked := -1, false
 	for {
 		h, err := rc.line()
 		if err != nil {
 			return 0, nil, false, err
 		}
-		if h == "" {
+		if len(h) == 0 {
 			break
 		}
-		k, v, ok := strings.Cut(h, ":")
-		if !ok {
+		i := bytes.IndexByte(h, ':')
+		if i < 0 {
 			return 0, nil, false, fmt.Errorf("bad header line %q", h)
 		}
-		v = strings.TrimSpace(v)
+		k, v := h[:i], bytes.TrimSpace(h[i+1:])
 		switch {
-		case strings.EqualFold(k, "Content-Length"):
-			if length, err = strconv.Atoi(v); err != nil || length < 0 {
+		case bytes.EqualFold(k, []byte("Content-Length")):
+			if length = atoi(v); length < 0 {
 				return 0, nil, false, fmt.Errorf("bad Content-Length %q", v)
 			}
-		case strings.EqualFold(k, "Transfer-Encoding"):
-			chunked = strings.EqualFold(v, "chunked")
-		case strings.EqualFold(k, "Connection"):
-			if strings.EqualFold(v, "close") {
+		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
+			chunked = bytes.EqualFold(v, []byte("chunked"))
+		case bytes.EqualFold(k, []byte("Connection")):
+			if bytes.EqualFold(v, []byte("close")) {
 				keep = false
 			}
 		}
@@ -156,8 +158,10 @@ func (rc *RawConn) read() (status int, body []byte, keep bool, err error) {
 			if err != nil {
 				return 0, nil, false, err
 			}
-			sz, _, _ = strings.Cut(sz, ";")
-			n, err := strconv.ParseInt(strings.TrimSpace(sz), 16, 32)
+			if i := bytes.IndexByte(sz, ';'); i >= 0 {
+				sz = sz[:i]
+			}
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(sz)), 16, 32)
 			if err != nil || n < 0 {
 				return 0, nil, false, fmt.Errorf("bad chunk size %q", sz)
 			}
@@ -168,7 +172,7 @@ func (rc *RawConn) read() (status int, body []byte, keep bool, err error) {
 					if err != nil {
 						return 0, nil, false, err
 					}
-					if t == "" {
+					if len(t) == 0 {
 						break
 					}
 				}
@@ -177,7 +181,7 @@ func (rc *RawConn) read() (status int, body []byte, keep bool, err error) {
 			if err := rc.readN(int(n)); err != nil {
 				return 0, nil, false, err
 			}
-			if crlf, err := rc.line(); err != nil || crlf != "" {
+			if crlf, err := rc.line(); err != nil || len(crlf) != 0 {
 				return 0, nil, false, fmt.Errorf("chunk not followed by CRLF")
 			}
 		}
@@ -197,18 +201,36 @@ func (rc *RawConn) read() (status int, body []byte, keep bool, err error) {
 	return status, rc.body, keep, nil
 }
 
+// atoi reads a non-negative decimal number (-1 if s is not one).
+func atoi(s []byte) int {
+	if len(s) == 0 || len(s) > 12 {
+		return -1
+	}
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// readN appends the next n bytes to the body, growing it only when it is
+// too small.
 func (rc *RawConn) readN(n int) error {
 	start := len(rc.body)
-	rc.body = append(rc.body, make([]byte, n)...)
+	rc.body = slices.Grow(rc.body, n)[:start+n]
 	_, err := io.ReadFull(rc.br, rc.body[start:])
 	return err
 }
 
-// line reads one CRLF-terminated line without its end.
-func (rc *RawConn) line() (string, error) {
+// line reads one CRLF-terminated line without its end; it is valid until
+// the next read.
+func (rc *RawConn) line() ([]byte, error) {
 	b, err := rc.br.ReadSlice('\n')
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return strings.TrimRight(string(b), "\r\n"), nil
+	return bytes.TrimRight(b, "\r\n"), nil
 }
