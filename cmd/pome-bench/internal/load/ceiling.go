@@ -131,7 +131,7 @@ func ChooseDriver(want, wrkPath string) (driver, note string, err error) {
 		if wrkPath != "" {
 			return DriverWrk, "wrk " + wrkPath, nil
 		}
-		return DriverGo, "wrk is not on PATH (apt-get install wrk), so the Go client drives: its own CPU per request is several times wrk's, so every ratio is lower than wrk would measure", nil
+		return DriverGo, "wrk is not on PATH (apt-get install wrk), so the Go client drives: its own CPU per request is more than wrk's, on the cores the server uses, so every ratio is lower than wrk would measure", nil
 	case DriverWrk:
 		if wrkPath == "" {
 			return "", "", errors.New("--driver wrk: wrk is not on PATH (apt-get install wrk)")
