@@ -254,7 +254,9 @@ func TestCeilingWithPeers(t *testing.T) {
 	defer peer.Close()
 	tgt, _ := load.NewTarget(peer.URL+"/peer/issue", "Bearer peer")
 	calls, _ := load.SelectCalls([]string{load.CallGetIssue, load.CallHistory})
+	var log bytes.Buffer
 	rep, err := load.Ceiling(context.Background(), load.CeilingConfig{
+		Log:    &log,
 		Server: url, APIKey: key, Sandboxes: 2, Calls: calls, Rounds: 2, Driver: "go",
 		Wrk: load.WrkOptions{Connections: 2, Duration: 300 * time.Millisecond}, MaxRequests: 1_000_000,
 		Peers: func(c load.Call) []load.PeerSide {
@@ -271,6 +273,19 @@ func TestCeilingWithPeers(t *testing.T) {
 	}
 	if len(rep.Results) != 2 || len(rep.Results[0].Peers) != 1 || len(rep.Results[1].Peers) != 0 {
 		t.Fatalf("%+v", rep.Results)
+	}
+	// Every round of a call runs before the next call: a read is never
+	// measured on a world grown by another call's rounds.
+	var order []string
+	for _, l := range strings.Split(log.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 3 && f[0] == "round" {
+			order = append(order, f[1]+" "+f[2]+" "+f[3])
+		}
+	}
+	want := "1 github_get_issue pome,1 github_get_issue bare,1 github_get_issue fake,2 github_get_issue bare,2 github_get_issue pome,2 github_get_issue fake," +
+		"1 slack_history pome,1 slack_history bare,2 slack_history bare,2 slack_history pome"
+	if strings.Join(order, ",") != want {
+		t.Errorf("runs in the order\n%s\nwant\n%s", strings.Join(order, ","), want)
 	}
 	p := rep.Results[0].Peers[0]
 	if len(p.Rounds) != 2 || p.PerSec <= 0 || p.Ratio <= 0 || p.Rounds[0].Errors != 0 || p.Rounds[0].Requests == 0 || p.AnswerBytes != 12 {

@@ -338,14 +338,13 @@ func Ceiling(ctx context.Context, cfg CeilingConfig) (*CeilingReport, error) {
 		}
 		ps = append(ps, &prepared{call: c, targets: ts})
 	}
-	// The bare answer is captured right before the call's first timed run,
-	// so it is what Pome answers at that point of the run (a history read
-	// after the posts of an earlier call would be longer).
-	for r := 0; r < cfg.Rounds && ctx.Err() == nil; r++ {
-		for _, p := range ps {
-			if ctx.Err() != nil {
-				break
-			}
+	// All rounds of a call run before the next call starts: Calls puts
+	// each twin's read before its write, so no read is measured on a world
+	// that an earlier round's writes have grown (a channel's history after
+	// 50,000 posts is another call). The bare answer is captured right
+	// before the call's first timed run, so it is what Pome answers then.
+	for _, p := range ps {
+		for r := 0; r < cfg.Rounds && ctx.Err() == nil; r++ {
 			c := p.call
 			if p.res == nil {
 				if cfg.Warmup > 0 {
