@@ -598,6 +598,9 @@ func extractToken(r *http.Request, tw *twins.Twin, body []byte) string {
 			}
 			return pass
 		}
+		if tw.BareCredential && !strings.ContainsAny(strings.TrimSpace(h), " \t") {
+			return strings.TrimSpace(h)
+		}
 		return ""
 	}
 	if tw.TokenInBody {
