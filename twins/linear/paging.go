@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/pomehq/pome/twins"
 )
 
 // Paging of the MCP tools: limit (default 50, at most 250) and an opaque
@@ -78,9 +76,12 @@ func (d *Document) created() time.Time { return d.CreatedAt }
 func (d *Document) updated() time.Time { return d.UpdatedAt }
 
 // sortBy orders newest first by the field Linear's orderBy names (updatedAt
-// by default); equal times keep their world order.
+// by default).
 func sortBy[T timed](items []T, orderBy string) []T {
+	// Newest first; records of the same instant in reverse world order,
+	// the later-made one first.
 	out := slices.Clone(items)
+	slices.Reverse(out)
 	key := T.updated
 	if orderBy == "createdAt" {
 		key = T.created
@@ -111,6 +112,3 @@ func since(field, v string, now time.Time) (time.Time, error) {
 func contains(haystack, needle string) bool {
 	return strings.Contains(strings.ToLower(haystack), strings.ToLower(needle))
 }
-
-// unchangedIf marks a write that changed nothing.
-var _ = twins.Unchanged
