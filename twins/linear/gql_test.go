@@ -110,9 +110,9 @@ func TestSDKDocumentsValidate(t *testing.T) {
 		"CreateIssue":  {"input": map[string]any{"teamId": eng.ID, "title": "From the SDK"}},
 		"UpdateIssue":  {"id": "ENG-2", "input": map[string]any{"priority": 1}},
 		"ArchiveIssue": {"id": "ENG-3"}, "CreateComment": {"input": map[string]any{"issueId": issue.ID, "body": "hi"}},
-		"UpdateComment": {"id": comment.ID, "input": map[string]any{"body": "edited"}},
+		"UpdateComment":    {"id": comment.ID, "input": map[string]any{"body": "edited"}},
 		"CreateIssueLabel": {"input": map[string]any{"name": "SDK"}}, "IssueAddLabel": {"id": "ENG-2", "labelId": label.ID},
-		"IssueRemoveLabel": {"id": "ENG-1", "labelId": label.ID},
+		"IssueRemoveLabel":    {"id": "ENG-1", "labelId": label.ID},
 		"CreateIssueRelation": {"input": map[string]any{"issueId": "ENG-1", "relatedIssueId": "ENG-2", "type": "blocks"}},
 	}
 	skip := map[string]string{
