@@ -152,6 +152,10 @@ describe("@linear/sdk: errors", () => {
     const err = await failsAtOnce(() => other.viewer);
     assert.ok(err instanceof LinearError, String(err));
   });
+  call("the server root's /graphql, the key naming the sandbox", async () => {
+    const atRoot = new LinearClient({ apiKey: li.token, apiUrl: `${env.root}/graphql` });
+    assert.equal((await atRoot.viewer).email, "pome-agent@acme.test");
+  });
   call("an OAuth-style Bearer token works too", async () => {
     const bearer = new LinearClient({ accessToken: li.token, apiUrl });
     assert.equal((await bearer.viewer).email, "pome-agent@acme.test");

@@ -22,9 +22,13 @@ func New() *twins.Twin {
 		RESTError:   restError,
 		// Linear's personal API keys are lin_api_…, sent as the whole
 		// Authorization header; OAuth tokens come as Bearer.
-		TokenPrefix:     "lin_api_",
-		BareCredential:  true,
-		GraphQL:         graphqlAction,
+		TokenPrefix:    "lin_api_",
+		BareCredential: true,
+		GraphQL:        graphqlAction,
+		// Linear's API is one endpoint, https://api.linear.app/graphql:
+		// clients configured with the server's root reach it at /graphql,
+		// the lin_api_ key naming the sandbox.
+		RootPaths:       []string{"/graphql"},
 		SeedCredentials: seedCredentials,
 		SeedExample:     SeedExample,
 
