@@ -77,7 +77,7 @@ type ListProjectsIn struct {
 	IncludeMilestones bool     `json:"includeMilestones,omitempty" jsonschema:"Include milestones (not modelled: none)"`
 	IncludeMembers    bool     `json:"includeMembers,omitempty" jsonschema:"Include project members"`
 	IncludeArchived   bool     `json:"includeArchived,omitempty" jsonschema:"Include archived items"`
-	Fields            []string `json:"fields,omitempty" jsonschema:"Fields to include in each result. id is always included." enum:"id,name,summary,description,url,trashed,createdAt,updatedAt,startedAt,completedAt,canceledAt,startDate,targetDate,priority,state,lead,leadId,teams,members,labels,milestones,initiatives,status,health"`
+	Fields            []string `json:"fields,omitempty" jsonschema:"Fields to include in each result. id is always included." enum:"id,name,summary,description,url,trashed,createdAt,updatedAt,startedAt,completedAt,canceledAt,startDate,startDateResolution,targetDate,targetDateResolution,priority,status,lead,teams,members,labels,milestones,initiatives"`
 }
 
 // ListProjectsOut is one page of projects.
@@ -410,7 +410,7 @@ type ListDocumentsIn struct {
 	CreatedAt       string   `json:"createdAt,omitempty" jsonschema:"Created after: ISO-8601 date/duration (e.g., -P1D)"`
 	UpdatedAt       string   `json:"updatedAt,omitempty" jsonschema:"Updated after: ISO-8601 date/duration (e.g., -P1D)"`
 	IncludeArchived bool     `json:"includeArchived,omitempty" jsonschema:"Include archived items"`
-	Fields          []string `json:"fields,omitempty" jsonschema:"Fields to include in each result. id is always included." enum:"id,title,content,url,createdAt,updatedAt,archivedAt,creator,updatedBy,project,initiative,team,issue,cycle,icon,color,slugId"`
+	Fields          []string `json:"fields,omitempty" jsonschema:"Fields to include in each result. id is always included." enum:"id,title,content,url,createdAt,updatedAt,archivedAt,creator,updatedBy,project,initiative,team,issue"`
 }
 
 // ListDocumentsOut is one page of documents.
