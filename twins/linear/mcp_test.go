@@ -13,8 +13,8 @@ import (
 )
 
 // TestMCPToolList pins the tools/list an MCP client sees: the 22 tools of
-// Linear's MCP server, by name and in its order, then archive_issue, with
-// the read-only and destructive hints of their effects.
+// Linear's MCP server and archive_issue, with the read-only hints of their
+// effects.
 func TestMCPToolList(t *testing.T) {
 	env := resttest.Start(t, linear.New(), "")
 	res, err := env.MCP(t).ListTools(context.Background(), nil)
