@@ -2,11 +2,15 @@ package linear_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/shurcooL/graphql"
 
 	"github.com/pomehq/pome/rest/resttest"
 	"github.com/pomehq/pome/twins/linear"
@@ -137,4 +141,113 @@ func TestMCPAndGraphQLAgree(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// bareKey sends the key as @linear/sdk sends an API key.
+type bareKey string
+
+func (k bareKey) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", string(k))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// IssueUpdateInput is Linear's input type, named as shurcooL/graphql names
+// a variable's type: after the Go type.
+type IssueUpdateInput struct {
+	StateID  *string `json:"stateId,omitempty"`
+	Estimate *int    `json:"estimate,omitempty"`
+}
+
+// TestGoGraphQLClient drives the twin with a Go GraphQL client over HTTP,
+// typed queries and a mutation with an input variable.
+func TestGoGraphQLClient(t *testing.T) {
+	env := resttest.Start(t, linear.New(), "")
+	c := graphql.NewClient(env.APIURL+"/graphql", &http.Client{Transport: bareKey(env.Token)})
+	ctx := context.Background()
+	var q struct {
+		Team struct {
+			Key    string
+			States struct {
+				Nodes []struct {
+					ID   string
+					Name string
+					Type string
+				}
+			}
+		} `graphql:"team(id: $team)"`
+		Issue struct {
+			Identifier string
+			Title      string
+			Priority   float64
+			State      struct{ Name string }
+			Labels     struct{ Nodes []struct{ Name string } }
+		} `graphql:"issue(id: $id)"`
+	}
+	if err := c.Query(ctx, &q, map[string]any{"team": graphql.String("ENG"), "id": graphql.String("ENG-1")}); err != nil {
+		t.Fatal(err)
+	}
+	if q.Team.Key != "ENG" || q.Issue.State.Name != "Todo" || q.Issue.Priority != 2 || q.Issue.Labels.Nodes[0].Name != "Bug" {
+		t.Fatalf("query: %+v", q)
+	}
+	var done string
+	for _, s := range q.Team.States.Nodes {
+		if s.Type == "completed" {
+			done = s.ID
+		}
+	}
+	est := 5
+	var m struct {
+		IssueUpdate struct {
+			Success bool
+			Issue   struct {
+				Estimate    float64
+				CompletedAt *string
+				State       struct{ Name string }
+			}
+		} `graphql:"issueUpdate(id: $id, input: $input)"`
+	}
+	if err := c.Mutate(ctx, &m, map[string]any{"id": graphql.String("ENG-1"), "input": IssueUpdateInput{StateID: &done, Estimate: &est}}); err != nil {
+		t.Fatal(err)
+	}
+	if !m.IssueUpdate.Success || m.IssueUpdate.Issue.Estimate != 5 || m.IssueUpdate.Issue.State.Name != "Done" || m.IssueUpdate.Issue.CompletedAt == nil {
+		t.Fatalf("mutation: %+v", m)
+	}
+	rows := env.Tape(t)
+	// The team's states are a list: the most specific read the query made.
+	if rows[0].ToolName() != "list_issue_statuses" || rows[1].ToolName() != "save_issue" || !rows[1].StateMutation {
+		t.Fatalf("tape: %s, %s", rows[0].ToolName(), rows[1].ToolName())
+	}
+}
+
+// TestSDKDocumentsOverHTTP sends @linear/sdk's read documents over HTTP
+// with the SDK's credential header and reads the tool each is taped with.
+func TestSDKDocumentsOverHTTP(t *testing.T) {
+	env := resttest.Start(t, linear.New(), "")
+	b, err := os.ReadFile("testdata/sdk_documents.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Documents map[string]string }
+	json.Unmarshal(b, &f)
+	for name, want := range map[string]string{
+		"Viewer": "get_user", "Teams": "list_teams", "Issues": "list_issues", "WorkflowStates": "list_issue_statuses",
+		"IssueLabels": "list_issue_labels", "Users": "list_users", "Projects": "list_projects", "Cycles": "list_cycles",
+		"Comments": "list_comments", "Issue": "get_issue", "Team_States": "list_issue_statuses", "Issue_Comments": "list_comments",
+	} {
+		vars := map[string]any{"id": "ENG-1"}
+		if strings.HasPrefix(name, "Team") {
+			vars["id"] = "ENG"
+		}
+		body, _ := json.Marshal(map[string]any{"query": f.Documents[name], "variables": vars})
+		st, out := send(t, env, http.MethodPost, env.APIURL+"/graphql", env.Token, body)
+		if st != http.StatusOK || strings.Contains(string(out), `"errors"`) {
+			t.Errorf("%s: %d %.300s", name, st, out)
+			continue
+		}
+		rows := env.Tape(t)
+		if got := rows[len(rows)-1].ToolName(); got != want {
+			t.Errorf("%s taped as %s, want %s", name, got, want)
+		}
+	}
 }
