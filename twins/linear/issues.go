@@ -181,7 +181,6 @@ func onlyFields(v any, fields []string) any {
 	return keep
 }
 
-var issueFields = "id,title,description,projectMilestone,priority,estimate,url,gitBranchName,createdAt,updatedAt,archivedAt,completedAt,startedAt,canceledAt,dueDate,slaStartedAt,slaMediumRiskAt,slaHighRiskAt,slaBreachesAt,slaType,status,statusType,labels,triageIntel,createdBy,createdById,assignee,assigneeId,delegate,delegateId,project,projectId,parentId,team,teamId,cycleId"
 
 // ListIssuesIn is list_issues' input.
 type ListIssuesIn struct {
