@@ -250,3 +250,22 @@ func TestGraphQLFiltersAndPaging(t *testing.T) {
 		t.Fatalf("unknown filter field: %+v", r)
 	}
 }
+
+// TestIntrospection answers the introspection queries GraphQL clients and
+// agents send to learn the schema.
+func TestIntrospection(t *testing.T) {
+	w := defaultWorld(t)
+	d := ok(t, gqlCall(t, w, `{ __schema { queryType { name } mutationType { name } } __type(name: "Issue") { fields { name } } }`, nil))
+	if at(d, "__schema", "queryType", "name") != "Query" || at(d, "__schema", "mutationType", "name") != "Mutation" {
+		t.Fatalf("schema %v", d)
+	}
+	var names []string
+	for _, f := range at(d, "__type", "fields").([]any) {
+		names = append(names, at(f, "name").(string))
+	}
+	for _, want := range []string{"identifier", "state", "labels", "estimate", "parent", "children", "comments"} {
+		if !strings.Contains(","+strings.Join(names, ",")+",", ","+want+",") {
+			t.Errorf("Issue lacks %s", want)
+		}
+	}
+}
