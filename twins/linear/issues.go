@@ -181,7 +181,6 @@ func onlyFields(v any, fields []string) any {
 	return keep
 }
 
-
 // ListIssuesIn is list_issues' input.
 type ListIssuesIn struct {
 	Limit           int             `json:"limit,omitempty" jsonschema:"Max results (default 50, max 250)"`
