@@ -170,6 +170,8 @@ func guard[In, Out any](spec twins.Spec, h twins.Handler[World, In, Out]) twins.
 		}
 
 		out, err := h(ctx, w, in)
+		// What the handler appended joins the lookup indexes (index.go).
+		w.indexAll()
 		if persisted := (err == nil && !st.unchanged) || (err != nil && st.keep); !persisted {
 			w.restoreFaultCounts(seen)
 			return out, err
