@@ -14,9 +14,9 @@ import (
 
 func (a *App) newEvalCmd() *cobra.Command {
 	var (
-		taskFile string
-		judge    judgeFlags
-		saved, asJSON   bool
+		taskFile      string
+		judge         judgeFlags
+		saved, asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "eval RUN_DIR",
