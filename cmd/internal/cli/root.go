@@ -17,7 +17,7 @@ func (a *App) commands() []*cobra.Command {
 		a.newStateCmd(),
 		a.newChecksCmd(),
 		a.newTasksCmd(), a.newRunCmd(), a.newGradeCmd(), a.newEvalCmd(), a.newInspectCmd(), a.newFixPromptCmd(), a.newInitCmd(), a.newDoctorCmd(),
-		a.newTwinsCmd(),
+		a.newTwinsCmd(), a.newTwinCmd(),
 		a.newUsageCmd(),
 		a.newVersionCmd(),
 	}
