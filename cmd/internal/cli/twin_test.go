@@ -107,6 +107,7 @@ func githubAt(t *testing.T, restURL, token string) *gh.Client {
 
 func TestTwinStartServesTheOriginalLayout(t *testing.T) {
 	dir := withAllTwins(t)
+	offline(t)
 	port := freePort(t)
 	seed := filepath.Join(dir, "seed.json")
 	os.WriteFile(seed, []byte(`{"me":"pome-agent","users":[{"login":"pome-agent"}],"orgs":[{"login":"acme","members":["pome-agent"]}],"repos":[{"owner":"acme","name":"api","labels":[{"name":"bug","color":"d73a4a"}],`+
