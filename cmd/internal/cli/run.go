@@ -393,15 +393,7 @@ func (a *App) printVerdict(v *task.Verdict, title string) {
 		fmt.Fprintf(a.Stdout, "incomplete: %s\n", v.Reason)
 	}
 	for _, c := range v.Criteria {
-		tag := "[model]"
-		switch {
-		case c.Kind == task.Code:
-			tag = "[" + c.Twin + "]"
-		case c.JudgeModel != "" && c.Advisory:
-			tag = "[model: " + c.JudgeModel + ", not scored]"
-		case c.JudgeModel != "":
-			tag = "[model: " + c.JudgeModel + "]"
-		}
+		tag := criterionTag(c)
 		reason := c.Reason
 		if c.Status == task.StatusExcluded && reason == task.ReasonAlreadyTrue {
 			reason = "already true in the seed (mark it always-scored to count it)"
@@ -426,4 +418,18 @@ func wrapText(s string, width int) string {
 		col += len(w)
 	}
 	return b.String()
+}
+
+// criterionTag says what graded a criterion: its twin's check, or a
+// [model] reading and by which model, and whether it counts.
+func criterionTag(c task.CriterionResult) string {
+	switch {
+	case c.Kind == task.Code:
+		return "[" + c.Twin + "]"
+	case c.JudgeModel != "" && c.Advisory:
+		return "[model: " + c.JudgeModel + ", not scored]"
+	case c.JudgeModel != "":
+		return "[model: " + c.JudgeModel + "]"
+	}
+	return "[model]"
 }
