@@ -115,3 +115,32 @@ func TestJudgeFlagErrors(t *testing.T) {
 		})
 	}
 }
+
+// eval reads [model] criteria with a model from the run directory alone;
+// the task's judge: names the model when the environment does not.
+func TestEvalWithModelJudge(t *testing.T) {
+	startPome(t, tasktest.Registry())
+	withJudge := strings.Replace(notesTask, "timeout: 20\n", "timeout: 20\njudge: task-named-model\n", 1)
+	dir := runOnce(t, writeTask(t, withJudge), agentScript(t, passingAgent), t.TempDir(), ExitOK)
+	offline(t)
+	srv, sent := chatServer(t, `{"passed": true, "reason": "cheerful enough"}`)
+	t.Setenv("POME_LLM_BASE_URL", srv.URL+"/v1")
+	r := runCLI(t, "eval", dir, "--judge", "openai", "--json")
+	if r.code != ExitOK {
+		t.Fatalf("%+v", r)
+	}
+	var v task.Verdict
+	json.Unmarshal([]byte(r.stdout), &v)
+	if c := v.Criteria[3]; c.Status != task.StatusPassed || c.JudgeModel != "task-named-model" || c.Reason != "cheerful enough" || v.Advisory != 1 {
+		t.Fatalf("verdict %+v", v)
+	}
+	prompt := sent()[0]["messages"].([]any)[1].(map[string]any)["content"].(string)
+	if sent()[0]["model"] != "task-named-model" || !strings.Contains(prompt, "create_note") {
+		t.Fatalf("sent %v", sent())
+	}
+	// --judge-model wins over the task's.
+	r = runCLI(t, "eval", dir, "--judge", "openai", "--judge-model", "flagged", "--json")
+	if r.code != ExitOK || sent()[1]["model"] != "flagged" {
+		t.Fatalf("%+v %v", r, sent())
+	}
+}
