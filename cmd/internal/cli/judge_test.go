@@ -144,3 +144,34 @@ func TestEvalWithModelJudge(t *testing.T) {
 		t.Fatalf("%+v %v", r, sent())
 	}
 }
+
+// --judge anthropic speaks Anthropic's messages API, with the original's
+// default judge when nothing names a model.
+func TestRunWithAnthropicJudge(t *testing.T) {
+	startPome(t, tasktest.Registry())
+	var mu sync.Mutex
+	var got []*http.Request
+	var bodies []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		json.Unmarshal(data, &body)
+		mu.Lock()
+		got, bodies = append(got, r), append(bodies, body)
+		mu.Unlock()
+		json.NewEncoder(w).Encode(map[string]any{"type": "message", "role": "assistant",
+			"content": []any{map[string]any{"type": "text", "text": `{"passed": true, "reason": "upbeat"}`}}})
+	}))
+	defer srv.Close()
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-local")
+	t.Setenv("ANTHROPIC_BASE_URL", srv.URL)
+	runs := t.TempDir()
+	r := runCLI(t, "run", writeTask(t, notesTask), "--agent", agentScript(t, passingAgent), "--artifacts-dir", runs, "--judge", "anthropic")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "passed    [model: "+task.DefaultJudgeModel+", not scored] The note is cheerful — upbeat") {
+		t.Fatalf("%+v", r)
+	}
+	if len(got) != 1 || got[0].URL.Path != "/v1/messages" || got[0].Header.Get("x-api-key") != "sk-ant-local" ||
+		got[0].Header.Get("anthropic-version") == "" || bodies[0]["model"] != task.DefaultJudgeModel {
+		t.Fatalf("sent %v %v", got, bodies)
+	}
+}

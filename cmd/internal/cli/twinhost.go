@@ -89,8 +89,8 @@ func (h *twinHost) create(ctx context.Context, seed map[string]json.RawMessage, 
 	if err != nil {
 		return twinStatus{}, err
 	}
-	rest := h.server + "/s/" + created.SessionID
-	st := twinStatus{Name: h.twin, URL: rest, RESTURL: rest, MCPURL: rest + "/mcp", AuthToken: created.AuthToken,
+	base := h.server + "/s/" + created.SessionID
+	st := twinStatus{Name: h.twin, URL: base, RESTURL: base, MCPURL: base + "/mcp", AuthToken: created.AuthToken,
 		SessionID: created.SessionID, Token: created.ProviderCredentials[h.twin].Token, TokenEnv: envName(h.twin) + "_TOKEN",
 		Server: h.server, HealthURL: h.server + "/healthz", PID: os.Getpid(), Seed: seedName,
 		StartedAt: h.started, SeededAt: time.Now().UTC(), ExpiresAt: created.ExpiresAt, AdminToken: h.adminToken}
