@@ -3,12 +3,17 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pomehq/pome/task"
+	"github.com/pomehq/pome/task/tasktest"
+	"github.com/pomehq/pome/twins"
 )
 
 func TestDemoBundledAgentPasses(t *testing.T) {
@@ -152,6 +157,52 @@ func TestDemoAgentNeedsItsEnvironment(t *testing.T) {
 	}
 	r := runCLI(t, "demo-agent")
 	if r.code != ExitFail || !strings.Contains(r.stderr, "run me through `pome demo`") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+// The demo agent stops at the first call that does not go through.
+func TestDemoAgentStopsOnRefusals(t *testing.T) {
+	cases := []struct {
+		name    string
+		handler http.HandlerFunc
+		want    string
+	}{
+		{"github refuses", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, `{"message":"Not Found"}`, 404)
+		}, "read acme/api#1: GET"},
+		{"not JSON", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>") }, "the answer is not JSON"},
+		{"slack ok:false", func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.URL.Path, "chat.postMessage") {
+				io.WriteString(w, `{"ok":false,"error":"channel_not_found"}`)
+				return
+			}
+			io.WriteString(w, `{"title":"x"}`)
+		}, "tell #general: Slack answered ok:false (channel_not_found)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(c.handler)
+			defer srv.Close()
+			env := map[string]string{"POME_GITHUB_REST_URL": srv.URL, "POME_GITHUB_TOKEN": "g", "POME_SLACK_REST_URL": srv.URL, "POME_SLACK_TOKEN": "s"}
+			var out strings.Builder
+			err := runDemoAgent(context.Background(), func(k string) string { return env[k] }, &out, http.DefaultClient)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A binary whose twins cannot load the bundled task says so.
+func TestDemoNeedsItsTwins(t *testing.T) {
+	isolate(t)
+	t.Chdir(t.TempDir())
+	old := taskRegistry
+	taskRegistry = func() *twins.Registry { return tasktest.Registry() }
+	defer func() { taskRegistry = old }()
+	r := runCLI(t, "demo")
+	if r.code != ExitOrchestration || !strings.Contains(r.stderr, "the bundled demo task does not load with this binary's twins") {
 		t.Fatalf("%+v", r)
 	}
 }

@@ -387,3 +387,77 @@ func TestTwinAdminNeedsItsToken(t *testing.T) {
 		t.Error("a refused admin call changed the sandbox")
 	}
 }
+
+func TestTwinAdminAndStatusEdges(t *testing.T) {
+	withAllTwins(t)
+	st, _ := startTwin(t, "gmail", "--port", strconv.Itoa(freePort(t)))
+	call := func(method, body string) int {
+		req, _ := http.NewRequest(method, st.Server+adminNewSeedPath, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+st.AdminToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := call(http.MethodPost, "{"); got != http.StatusBadRequest {
+		t.Errorf("broken body: %d", got)
+	}
+	if got := call(http.MethodGet, ""); got != http.StatusMethodNotAllowed {
+		t.Errorf("GET new-seed: %d", got)
+	}
+
+	// A status file that no longer matches the twin on its port, and one
+	// that is not JSON, are reported; the running twin still counts.
+	stale := st
+	stale.Name, stale.SessionID = "slack", "ses_older"
+	data, _ := json.Marshal(stale)
+	os.WriteFile(filepath.Join(".pome", "twins", "slack.json"), data, 0o600)
+	os.WriteFile(filepath.Join(".pome", "twins", "stripe.json"), []byte("not json"), 0o600)
+	r := runCLI(t, "twin", "status")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "gmail   running") || !strings.Contains(r.stdout, "slack: the status file is out of date: the twin now serves "+st.SessionID) ||
+		!strings.Contains(r.stdout, "stripe: .pome/twins/stripe.json is not a twin status") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+// A folder where the status cannot be written serves nothing.
+func TestTwinStartCannotWriteStatus(t *testing.T) {
+	withAllTwins(t)
+	os.WriteFile(".pome", []byte("a file where the folder should be"), 0o644)
+	port := freePort(t)
+	r := runCLI(t, "twin", "start", "github", "--port", strconv.Itoa(port))
+	if r.code != ExitOrchestration || !strings.Contains(r.stderr, "twin-status.json") {
+		t.Fatalf("%+v", r)
+	}
+	if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+		c.Close()
+		t.Error("the port is still held")
+	}
+}
+
+func TestTwinNewSeedServerErrors(t *testing.T) {
+	withAllTwins(t)
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "disk full", http.StatusInternalServerError)
+	}))
+	defer broken.Close()
+	for _, c := range []struct {
+		server string
+		code   int
+		want   string
+	}{
+		{broken.URL, ExitOrchestration, "the github twin answered 500: disk full"},
+		{"::not a url", ExitUsage, "names no usable server"},
+	} {
+		st := twinStatus{Name: "github", Server: c.server, SessionID: "ses_x", AdminToken: "x"}
+		data, _ := json.Marshal(st)
+		os.MkdirAll(filepath.Join(".pome", "twins"), 0o700)
+		os.WriteFile(filepath.Join(".pome", "twins", "github.json"), data, 0o600)
+		r := runCLI(t, "twin", "new-seed", "github")
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: %+v, want %d %q", c.server, r, c.code, c.want)
+		}
+	}
+}
