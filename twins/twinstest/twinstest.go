@@ -156,6 +156,11 @@ func SnapshotSchemas(t *testing.T, tw *twins.Twin) {
 			"input":       a.InputSchema(),
 			"output":      a.OutputSchema(),
 		}
+		if a.Spec().MCP != nil {
+			// The tool answers its own MCP form and declares no output
+			// schema over MCP.
+			doc["mcp_form"] = true
+		}
 		var binds []map[string]any
 		for _, b := range a.Spec().Bindings {
 			binds = append(binds, map[string]any{"method": b.Method, "path": b.Path, "status": b.SuccessStatus(), "fixed": b.Fixed})
