@@ -106,5 +106,6 @@ func Actions() []twins.Action {
 	// The actions are package-level values shared by every twin built:
 	// they get their Location headers once.
 	locationOnce.Do(func() { withLocation(all) })
+	mcpFormsOnce.Do(func() { withMCPForms(all) })
 	return all
 }
