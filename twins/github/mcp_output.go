@@ -24,16 +24,24 @@ import (
 
 var mcpFormsOnce sync.Once
 
-// withMCPForms gives each action with a trimmed MCP answer its renderer.
-// It changes the shared action values in place, so it runs once (Actions).
+// withMCPForms gives each action with a trimmed MCP answer its renderer,
+// and every other action one that answers its output as it is: either way
+// the tool answers JSON text only, without an output schema or structured
+// content repeating the text, as github-mcp-server's tools do. It changes
+// the shared action values in place, so it runs once (Actions).
 func withMCPForms(actions []twins.Action) {
 	forms := mcpForms()
 	for _, a := range actions {
 		if f, ok := forms[a.Name()]; ok {
 			a.Spec().MCP = f
+		} else {
+			a.Spec().MCP = asItIs
 		}
 	}
 }
+
+// asItIs is the MCP form of a tool whose answer is the action's output.
+func asItIs(_ context.Context, _, _, out any) (any, error) { return out, nil }
 
 // mcpRenderer adapts a typed renderer to twins.MCPRenderer.
 func mcpRenderer[In, Out any](f func(m *mcpView, in In, out Out) (any, error)) twins.MCPRenderer {

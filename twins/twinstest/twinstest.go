@@ -121,6 +121,10 @@ func MustCall(t testing.TB, tw *twins.Twin, world any, name, args string) Result
 	return r
 }
 
+// Updating reports whether the test run rewrites its golden files
+// (-update), for tests that compare goldens their own way.
+func Updating() bool { return *update }
+
 // Golden compares got with testdata/<name>, rewriting it under -update.
 func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
