@@ -94,7 +94,7 @@ type ListIssuesIn struct {
 	Direction string   `json:"direction,omitempty" jsonschema:"Sort direction: desc (default) or asc" enum:"ASC,DESC,asc,desc"`
 	After     string   `json:"after,omitempty" jsonschema:"Cursor for pagination: the endCursor of the previous response's pageInfo"`
 	Paging
-	Fields    []string `json:"fields,omitempty" jsonschema:"Fields to keep in each issue over MCP (all when omitted); leave out body to shrink the answer" enum:"number,title,body,state,user,labels,assignees,comments,created_at,updated_at,field_values"`
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each issue over MCP (all when omitted); leave out body to shrink the answer" enum:"number,title,body,state,user,labels,assignees,comments,created_at,updated_at,field_values"`
 }
 
 var listIssues = twins.New(twins.Spec{

@@ -93,6 +93,23 @@ func mcpForms() map[string]twins.MCPRenderer {
 			return &twins.MCPResult{Text: "Fork is in progress"}, nil
 		}),
 		"create_or_update_file": mcpRenderer(renderFileWrite),
+		"add_reply_to_pull_request_comment": mcpRenderer(func(m *mcpView, in ReplyIn, out ReplyOut) (any, error) {
+			var reaction, comment MinimalResponse
+			if out.Reaction != nil {
+				v := newView(m.ctx, m.w)
+				reaction = minimalResponse(out.Reaction.ID, fmt.Sprintf("%s/repos/%s/%s/pulls/comments/%d/reactions/%d", v.api, in.Owner, in.Repo, in.CommentID, out.Reaction.ID))
+			}
+			if out.Comment != nil {
+				comment = minimalResponse(out.Comment.ID, out.Comment.HTMLURL)
+			}
+			switch {
+			case out.Comment != nil && out.Reaction != nil:
+				return map[string]MinimalResponse{"comment": comment, "reaction": reaction}, nil
+			case out.Reaction != nil:
+				return reaction, nil
+			}
+			return comment, nil
+		}),
 		"delete_file": mcpRenderer(func(_ *mcpView, _ DeleteFileIn, out APIContentWrite) (any, error) {
 			obj, err := withoutNulls(out)
 			if err != nil {

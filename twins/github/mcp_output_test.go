@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	gh "github.com/google/go-github/v84/github"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pomehq/pome/rest/resttest"
 	"github.com/pomehq/pome/twins/github"
@@ -318,6 +319,78 @@ func TestMCPAnswerSizes(t *testing.T) {
 		t.Logf("%-18s MCP %5d bytes, REST %6d bytes (GET %s)", c.tool, len(text), len(body), c.rest)
 		if len(text) >= len(body) {
 			t.Errorf("%s: the MCP answer (%d bytes) is not smaller than the REST object (%d)", c.tool, len(text), len(body))
+		}
+	}
+}
+
+// TestAddReplyToPullRequestComment: github-mcp-server's reply-and-react
+// tool over MCP, and GitHub's two REST routes it stands for, through
+// go-github.
+func TestAddReplyToPullRequestComment(t *testing.T) {
+	seed, err := os.ReadFile(filepath.Join("testdata", "mcp", "seed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := resttest.Start(t, github.New(), string(seed))
+	ctx := context.Background()
+	c := client(t, env)
+	root, _, err := c.PullRequests.CreateComment(ctx, "acme", "api", 3, &gh.PullRequestComment{Body: gh.Ptr("why?"), Path: gh.Ptr("orders.go"), Line: gh.Ptr(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// REST: a reply lands in the root's thread; a reaction is 201, then 200.
+	reply, resp, err := c.PullRequests.CreateCommentInReplyTo(ctx, "acme", "api", 3, "because", root.GetID())
+	if err != nil || resp.StatusCode != 201 || reply.GetInReplyTo() != root.GetID() || reply.GetPath() != "orders.go" {
+		t.Fatalf("reply: %v %+v", err, reply)
+	}
+	for _, want := range []int{201, 200} {
+		rx, resp, err := c.Reactions.CreatePullRequestCommentReaction(ctx, "acme", "api", root.GetID(), "eyes")
+		if err != nil || resp.StatusCode != want || rx.GetContent() != "eyes" {
+			t.Fatalf("reaction: %v %d %+v", err, resp.StatusCode, rx)
+		}
+	}
+	// MCP: {id, url} for one, {comment, reaction} for both; a reply to a
+	// reply joins the root's thread.
+	cs := env.MCP(t)
+	call := func(args map[string]any) map[string]any {
+		t.Helper()
+		text, isErr := resttest.CallTool(t, cs, "add_reply_to_pull_request_comment", repoArgs(args))
+		var out map[string]any
+		if isErr || json.Unmarshal([]byte(text), &out) != nil {
+			t.Fatalf("%v: %s", args, text)
+		}
+		return out
+	}
+	one := call(map[string]any{"pullNumber": 3, "commentId": reply.GetID(), "body": "and more"})
+	if _, ok := one["id"].(string); !ok || !strings.Contains(fmt.Sprint(one["url"]), "/pull/3#discussion_r") {
+		t.Errorf("reply: %v", one)
+	}
+	both := call(map[string]any{"pullNumber": 3, "commentId": root.GetID(), "body": "ok", "reaction": "rocket"})
+	if both["comment"] == nil || !strings.Contains(fmt.Sprint(both["reaction"]), "/pulls/comments/") {
+		t.Errorf("both: %v", both)
+	}
+	comments, _, err := c.PullRequests.ListComments(ctx, "acme", "api", 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inThread int
+	for _, cm := range comments {
+		if cm.GetInReplyTo() == root.GetID() {
+			inThread++
+		}
+	}
+	if inThread != 3 {
+		t.Errorf("%d replies in the root's thread, want 3", inThread)
+	}
+	// Refusals: nothing to do, a body without its pull request, an
+	// unknown comment.
+	for _, args := range []map[string]any{
+		{"commentId": root.GetID()},
+		{"commentId": root.GetID(), "body": "x"},
+		{"pullNumber": 3, "commentId": 999999, "reaction": "+1"},
+	} {
+		if text, isErr := resttest.CallTool(t, cs, "add_reply_to_pull_request_comment", repoArgs(args)); !isErr {
+			t.Errorf("%v: answered %s", args, text)
 		}
 	}
 }
