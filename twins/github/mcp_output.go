@@ -150,7 +150,12 @@ func mcpForms() map[string]twins.MCPRenderer {
 		"list_releases":     mcpRenderer(renderListReleases),
 		"list_commits":      mcpRenderer(renderListCommits),
 		"get_commit":        mcpRenderer(renderGetCommit),
-		"get_tag":           mcpRenderer(renderGetTag),
+		// Objects github-mcp-server passes on whole, as go-github
+		// decoded them: without null members.
+		"get_latest_release": mcpRenderer(func(_ *mcpView, _ RepoRef, out APIRelease) (any, error) { return withoutNulls(out) }),
+		"get_release_by_tag": mcpRenderer(func(_ *mcpView, _ TagIn, out APIRelease) (any, error) { return withoutNulls(out) }),
+		"sub_issue_write":    mcpRenderer(func(_ *mcpView, _ SubIssueWriteIn, out APIIssue) (any, error) { return withoutNulls(out) }),
+		"get_tag":            mcpRenderer(renderGetTag),
 		"list_issue_types": mcpRenderer(func(_ *mcpView, _ ListIssueTypesIn, l *List[APIIssueType]) (any, error) {
 			return eachWithoutNulls(l.Items)
 		}),
@@ -836,8 +841,24 @@ func renderFileContents(m *mcpView, in GetFileContentsIn, out any) (any, error) 
 	case APIContent:
 		return m.fileResource(in, o)
 	case *List[APIContent]:
+		// github-mcp-server reads a directory at the commit its ref
+		// resolves to, so the entries' URLs name that commit.
+		items := o.Items
+		if r, err := m.w.repo(in.Owner, in.Repo); err == nil {
+			ref := in.Ref
+			if in.SHA != "" {
+				ref = in.SHA
+			}
+			if c := r.resolve(ref); c != nil {
+				v := newView(m.ctx, m.w)
+				items = make([]APIContent, 0, len(o.Items))
+				for _, e := range o.Items {
+					items = append(items, v.contentEntry(r, c.SHA, e.Path, e.SHA, e.Type == "dir", false))
+				}
+			}
+		}
 		// go-github's content object has no _links.
-		entries, err := eachWithoutNulls(o.Items)
+		entries, err := eachWithoutNulls(items)
 		if err != nil {
 			return nil, err
 		}
