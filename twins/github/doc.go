@@ -94,6 +94,16 @@
 // with - or NOT. A query naming a repository or account that does not
 // exist is GitHub's 422. FIDELITY.md lists what differs from GitHub.
 //
+// # MCP answers
+//
+// Over MCP each tool answers as github-mcp-server does, while REST keeps
+// GitHub's full objects: trimmed objects (its "minimal" forms), a file's
+// text as an embedded resource, {id, url} or a status line for writes,
+// and the fields selection of its list and search tools. The forms are
+// derived from each action's output in one place, mcp_output.go
+// (twins.Spec.MCP); FIDELITY.md says how they were compared with
+// github-mcp-server and what still differs.
+//
 // # Vendor behaviours kept on purpose
 //
 // Labels an issue edit names but the repository lacks are created (so

@@ -97,6 +97,7 @@ func Actions() []twins.Action {
 		// Pull requests and reviews.
 		listPullRequests, pullRequestRead, createPullRequest, updatePullRequest, mergePullRequest,
 		updatePullRequestBranch, pullRequestReviewWrite, addCommentToPendingReview, addPullRequestReviewComment,
+		addReplyToPullRequestComment,
 		requestReviewers, removeRequestedReviewers, listRequestedReviewers,
 		// Statuses and checks.
 		createCommitStatus, getCombinedStatus, listCommitStatuses, createCheckRun, listCheckRuns,
@@ -106,5 +107,6 @@ func Actions() []twins.Action {
 	// The actions are package-level values shared by every twin built:
 	// they get their Location headers once.
 	locationOnce.Do(func() { withLocation(all) })
+	mcpFormsOnce.Do(func() { withMCPForms(all) })
 	return all
 }

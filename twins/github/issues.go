@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -61,12 +62,21 @@ var issueRead = twins.New(twins.Spec{
 	case "get_parent":
 		pr, parent := w.parentOf(is)
 		if parent == nil {
+			// GitHub's REST API answers 404; github-mcp-server reads the
+			// parent through GraphQL, where it is null.
+			if twins.TransportFrom(ctx) == twins.TransportMCP {
+				return noParent{}, nil
+			}
 			return nil, notFound("issue #%d has no parent issue", is.Number)
 		}
 		return v.issue(pr, parent), nil
 	}
 	return nil, invalid("Issue", "method", "invalid", "unknown method %q: use get, get_comments, get_labels, get_sub_issues or get_parent", in.Method)
 })
+
+// noParent is issue_read get_parent's output over MCP for an issue
+// without a parent.
+type noParent struct{}
 
 // ListIssuesIn is list_issues' input: GitHub's REST filters plus the
 // github-mcp-server spellings (state OPEN/CLOSED, orderBy, direction ASC/DESC).
@@ -84,6 +94,7 @@ type ListIssuesIn struct {
 	Direction string   `json:"direction,omitempty" jsonschema:"Sort direction: desc (default) or asc" enum:"ASC,DESC,asc,desc"`
 	After     string   `json:"after,omitempty" jsonschema:"Cursor for pagination: the endCursor of the previous response's pageInfo"`
 	Paging
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each issue over MCP (all when omitted); leave out body to shrink the answer" enum:"number,title,body,state,user,labels,assignees,comments,created_at,updated_at,field_values"`
 }
 
 var listIssues = twins.New(twins.Spec{
@@ -568,9 +579,41 @@ var addIssueComment = twins.New(twins.Spec{
 			Fixed: map[string]any{"issue_number": 0}, StatusOf: reactionStatus},
 	},
 }, func(ctx context.Context, w *World, in AddIssueCommentIn) (any, error) {
+	if in.Body != "" && in.Reaction != "" && in.CommentID == 0 {
+		return commentAndReact(ctx, w, in)
+	}
 	if in.Reaction != "" || in.CommentID != 0 {
 		return addReaction(ctx, w, in)
 	}
+	return addComment(ctx, w, in)
+})
+
+// CommentAndReaction is add_issue_comment's answer when it both comments
+// and reacts, as github-mcp-server allows.
+type CommentAndReaction struct {
+	Comment  APIIssueComment `json:"comment"`
+	Reaction *APIReaction    `json:"reaction"`
+}
+
+// commentAndReact adds a comment to an issue and a reaction to the issue,
+// checking the reaction before anything changes.
+func commentAndReact(ctx context.Context, w *World, in AddIssueCommentIn) (any, error) {
+	if !slices.Contains(reactionContents, in.Reaction) {
+		return nil, invalid("Reaction", "content", "invalid", "reaction must be one of %s, got %q", strings.Join(reactionContents, ", "), in.Reaction)
+	}
+	c, err := addComment(ctx, w, in)
+	if err != nil {
+		return nil, err
+	}
+	in.Body = ""
+	rx, err := addReaction(ctx, w, in)
+	if err != nil {
+		return nil, err
+	}
+	return CommentAndReaction{Comment: c, Reaction: rx}, nil
+}
+
+func addComment(ctx context.Context, w *World, in AddIssueCommentIn) (APIIssueComment, error) {
 	r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return APIIssueComment{}, err
@@ -586,7 +629,7 @@ var addIssueComment = twins.New(twins.Spec{
 	r.addComment(is, c)
 	is.UpdatedAt = now
 	return newView(ctx, w).comment(r, is, c), nil
-})
+}
 
 // AssigneesIn is the input of add_issue_assignees and remove_issue_assignees.
 type AssigneesIn struct {

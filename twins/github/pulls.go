@@ -217,6 +217,7 @@ type ListPullsIn struct {
 	Sort      string `json:"sort,omitempty" jsonschema:"created (default), updated, popularity or long-running" enum:"created,updated,popularity,long-running"`
 	Direction string `json:"direction,omitempty" jsonschema:"asc or desc (default)" enum:"asc,desc"`
 	Paging
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each pull request over MCP (all when omitted); leave out body to shrink the answer" enum:"number,title,body,state,draft,merged,mergeable_state,html_url,user,labels,assignees,requested_reviewers,merged_by,head,base,additions,deletions,changed_files,commits,comments,created_at,updated_at,closed_at,merged_at,milestone"`
 }
 
 var listPullRequests = twins.New(twins.Spec{

@@ -252,6 +252,8 @@ type ReviewComment struct {
 	InReplyTo int64     `json:"in_reply_to_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Reactions are the emoji reactions to the comment.
+	Reactions []*Reaction `json:"reactions,omitempty"`
 }
 
 // Branch is a named ref to a commit.
