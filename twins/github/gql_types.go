@@ -711,6 +711,16 @@ func (r *repoR) DefaultBranchRef() *refR {
 	return &refR{s: r.s, r: r.r, name: b.Name, prefix: "refs/heads/", sha: b.SHA}
 }
 
+// IssueFields are the organization's issue fields, which its repositories
+// inherit; a user's repository has none.
+func (r *repoR) IssueFields(args pageArgs) (*conn[*nodeR], error) {
+	if o := r.s.w.org(r.r.Owner); o != nil {
+		return (&orgR{s: r.s, o: o}).IssueFields(args)
+	}
+	r.s.stamp("list_issue_fields", rankList)
+	return paginate2([]*nodeR{}, args, "issueFields")
+}
+
 func (r *repoR) Issue(args struct{ Number int32 }) (*issueR, error) {
 	r.s.stamp("issue_read", rankObject)
 	is, _ := r.r.issueIndex(int(args.Number))
@@ -1227,10 +1237,29 @@ type threadR struct {
 }
 
 func (t *threadR) ID() graphql.ID    { return graphql.ID(nodeID("PRRT", t.root.ID)) }
-func (t *threadR) IsResolved() bool  { return false }
+func (t *threadR) IsResolved() bool  { return t.root.ResolvedBy != "" }
 func (t *threadR) IsOutdated() bool  { return false }
-func (t *threadR) IsCollapsed() bool { return false }
+func (t *threadR) IsCollapsed() bool { return t.IsResolved() }
 func (t *threadR) Path() string      { return t.root.Path }
+func (t *threadR) PullRequest() *pullR {
+	return &pullR{issueR{s: t.s, r: t.r, is: t.is}}
+}
+func (t *threadR) Repository() *repoR { return &repoR{s: t.s, r: t.r} }
+func (t *threadR) ResolvedBy() *userR {
+	if t.root.ResolvedBy == "" {
+		return nil
+	}
+	return t.s.userR(t.root.ResolvedBy)
+}
+
+// The viewer may reply to, resolve and unresolve threads of a repository it
+// can write to (the twin's collaborators) or of its own pull request.
+func (t *threadR) viewerCanWrite() bool {
+	return containsFold(t.r.Collaborators, t.s.w.Me) || strings.EqualFold(t.r.Owner, t.s.w.Me) || strings.EqualFold(t.is.User, t.s.w.Me)
+}
+func (t *threadR) ViewerCanReply() bool     { return t.viewerCanWrite() }
+func (t *threadR) ViewerCanResolve() bool   { return t.viewerCanWrite() && !t.IsResolved() }
+func (t *threadR) ViewerCanUnresolve() bool { return t.viewerCanWrite() && t.IsResolved() }
 func (t *threadR) Line() *int32 {
 	if t.root.Line == 0 {
 		return nil

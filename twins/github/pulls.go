@@ -628,20 +628,21 @@ type ReviewDraftComment struct {
 
 // ReviewWriteIn is pull_request_review_write's input.
 type ReviewWriteIn struct {
-	Method string `json:"method" jsonschema:"create (submit now with event, or pending without), submit_pending or delete_pending" enum:"create,submit_pending,delete_pending"`
+	Method string `json:"method" jsonschema:"create (submit now with event, or pending without), submit_pending, delete_pending, resolve_thread or unresolve_thread" enum:"create,submit_pending,delete_pending,resolve_thread,unresolve_thread"`
 	RepoRef
 	PullNumber int                  `json:"pullNumber" jsonschema:"Pull request number"`
 	Body       string               `json:"body,omitempty" jsonschema:"Review comment text"`
 	Event      string               `json:"event,omitempty" jsonschema:"APPROVE, REQUEST_CHANGES or COMMENT" enum:"APPROVE,REQUEST_CHANGES,COMMENT"`
 	CommitID   string               `json:"commitID,omitempty" jsonschema:"SHA of commit to review"`
 	Comments   []ReviewDraftComment `json:"comments,omitempty" jsonschema:"Inline comments of the review"`
+	ThreadID   string               `json:"threadId,omitempty" jsonschema:"The node ID of the review thread (PRRT_…), for resolve_thread and unresolve_thread; pull_request_read's get_review_comments lists them"`
 }
 
 var reviewStates = map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
 
 var pullRequestReviewWrite = twins.New(twins.Spec{
 	Name: "pull_request_review_write", Title: "Write operations on pull request reviews",
-	Description: "Create a pull request review (APPROVE, REQUEST_CHANGES or COMMENT; without an event it stays pending), submit a pending review, or delete a pending review.",
+	Description: "Create a pull request review (APPROVE, REQUEST_CHANGES or COMMENT; without an event it stays pending), submit a pending review, delete a pending review, or resolve or unresolve a review thread.",
 	Effect:      twins.Write,
 	Bindings: []twins.Binding{
 		{Method: "POST", Path: pullPath + "/reviews", Rename: map[string]string{"pull_number": "pullNumber", "commit_id": "commitID"}, Fixed: map[string]any{"method": "create"}},
@@ -652,6 +653,9 @@ var pullRequestReviewWrite = twins.New(twins.Spec{
 		return APIReview{}, err
 	}
 	p := is.Pull
+	if in.Method == "resolve_thread" || in.Method == "unresolve_thread" {
+		return resolveThread(ctx, w, r, is, in)
+	}
 	var pending *Review
 	for _, rv := range p.Reviews {
 		if rv.State == "PENDING" && strings.EqualFold(rv.User, w.Me) {
@@ -743,8 +747,56 @@ var pullRequestReviewWrite = twins.New(twins.Spec{
 		p.ReviewComments = keep
 		return out, nil
 	}
-	return APIReview{}, invalid("PullRequestReview", "method", "invalid", "unknown method %q: use create, submit_pending or delete_pending", in.Method)
+	return APIReview{}, invalid("PullRequestReview", "method", "invalid", "unknown method %q: use create, submit_pending, delete_pending, resolve_thread or unresolve_thread", in.Method)
 })
+
+// resolveThread marks a review thread (named by its root comment's PRRT_
+// node id) resolved or unresolved. Doing it twice is not an error, as on
+// GitHub. It answers with the review the thread's first comment belongs to.
+func resolveThread(ctx context.Context, w *World, r *Repo, is *Issue, in ReviewWriteIn) (APIReview, error) {
+	if in.ThreadID == "" {
+		return APIReview{}, invalid("PullRequestReviewThread", "threadId", "missing_field", "threadId is required for %s", in.Method)
+	}
+	root := threadRoot(w, is, in.ThreadID)
+	if root == nil {
+		return APIReview{}, notFound("Could not resolve to a PullRequestReviewThread with the id of '%s' on #%d", in.ThreadID, is.Number)
+	}
+	switch {
+	case in.Method == "resolve_thread" && root.ResolvedBy == "":
+		root.ResolvedBy = w.Me
+	case in.Method == "unresolve_thread" && root.ResolvedBy != "":
+		root.ResolvedBy = ""
+	default:
+		twins.Unchanged(ctx)
+	}
+	for _, rv := range is.Pull.Reviews {
+		if rv.ID == root.ReviewID {
+			return newView(ctx, w).review(r, is, rv), nil
+		}
+	}
+	return APIReview{}, nil
+}
+
+// threadRoot finds the comment that starts the thread with this node id on
+// a pull request, hiding the comments of another user's pending review.
+func threadRoot(w *World, is *Issue, threadID string) *ReviewComment {
+	kind, id, ok := parseNodeID(threadID)
+	if !ok || kind != "PRRT" {
+		return nil
+	}
+	for _, c := range is.Pull.ReviewComments {
+		if c.ID != id || c.InReplyTo != 0 {
+			continue
+		}
+		for _, rv := range is.Pull.Reviews {
+			if rv.ID == c.ReviewID && rv.State == "PENDING" && !strings.EqualFold(rv.User, w.Me) {
+				return nil
+			}
+		}
+		return c
+	}
+	return nil
+}
 
 // submitted records a submitted review: the reviewer's request is fulfilled.
 func submitted(w *World, is *Issue, rv *Review, now time.Time) {

@@ -252,6 +252,9 @@ type ReviewComment struct {
 	InReplyTo int64     `json:"in_reply_to_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// ResolvedBy is who resolved the thread this comment starts (empty
+	// while it is unresolved; replies carry none).
+	ResolvedBy string `json:"resolved_by,omitempty"`
 }
 
 // Branch is a named ref to a commit.
