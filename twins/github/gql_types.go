@@ -1010,6 +1010,14 @@ func (i *issueR) UpdatedAt() gqlTime { return timeOf(i.is.UpdatedAt) }
 func (i *issueR) Author() *nodeR     { return i.s.actor(i.is.User) }
 func (i *issueR) Repository() *repoR { return &repoR{s: i.s, r: i.r} }
 func (i *issueR) IssueType() *issueTypeR {
+	if i.is.Type == "" {
+		return nil
+	}
+	if o := i.s.w.org(i.r.Owner); o != nil {
+		if t := o.issueType(i.is.Type); t != nil {
+			return &issueTypeR{t: t}
+		}
+	}
 	return nil
 }
 

@@ -290,6 +290,7 @@ type IssueWriteIn struct {
 	Assignee    *string   `json:"assignee,omitempty" jsonschema:"Deprecated single assignee"`
 	Milestone   *int      `json:"milestone,omitempty" jsonschema:"Milestone number; 0 removes the milestone"`
 	DuplicateOf int       `json:"duplicate_of,omitempty" jsonschema:"Issue number this issue duplicates (with state_reason duplicate)"`
+	Type        *string   `json:"type,omitempty" jsonschema:"Type of this issue: one of the organization's issue types (list_issue_types); an empty string removes it"`
 }
 
 var issueWrite = twins.New(twins.Spec{
@@ -347,6 +348,7 @@ type issuePatch struct {
 	title, body, state, stateReason *string
 	labels, assignees               *[]string
 	milestone                       *int
+	issueType                       *string
 }
 
 // validateIssuePatch checks everything issue_write may refuse, before
@@ -414,6 +416,17 @@ func validateIssuePatch(w *World, r *Repo, in IssueWriteIn) (issuePatch, error) 
 	if in.Milestone != nil && *in.Milestone != 0 && r.milestone(*in.Milestone) == nil {
 		return p, invalid("Issue", "milestone", "invalid", "milestone %d does not exist in %s", *in.Milestone, r.FullName()).With("value", *in.Milestone)
 	}
+	if in.Type != nil {
+		name := ""
+		if *in.Type != "" {
+			t := w.repoIssueType(r, *in.Type)
+			if t == nil {
+				return p, invalid("Issue", "type", "invalid", "%q is not an issue type of %s", *in.Type, r.Owner).With("value", *in.Type)
+			}
+			name = t.Name
+		}
+		p.issueType = &name
+	}
 	return p, nil
 }
 
@@ -456,6 +469,10 @@ func applyIssuePatch(w *World, r *Repo, is *Issue, p issuePatch, now time.Time) 
 		if m := r.milestone(is.Milestone); m != nil {
 			ev("milestoned", func(e *Event) { e.Milestone = m.Title })
 		}
+	}
+	if p.issueType != nil && *p.issueType != is.Type {
+		is.Type = *p.issueType
+		changed = true
 	}
 	if p.state != nil && *p.state != is.State {
 		is.State = *p.state

@@ -120,6 +120,13 @@ type APIIssueType struct {
 	UpdatedAt   string  `json:"updated_at"`
 }
 
+func apiIssueType(t *IssueType) *APIIssueType {
+	return &APIIssueType{
+		ID: t.ID, NodeID: nodeID("IT", t.ID), Name: t.Name, Description: strPtr(t.Description), Color: strPtr(t.Color),
+		IsEnabled: t.Enabled, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.CreatedAt),
+	}
+}
+
 // ListIssueTypesIn is list_issue_types' input.
 type ListIssueTypesIn struct {
 	Owner string `json:"owner" jsonschema:"The account owner of the repository or organization."`
@@ -162,10 +169,7 @@ var listIssueTypes = twins.New(twins.Spec{
 		if in.Repo != "" && !t.Enabled {
 			continue
 		}
-		items = append(items, APIIssueType{
-			ID: t.ID, NodeID: nodeID("IT", t.ID), Name: t.Name, Description: strPtr(t.Description), Color: strPtr(t.Color),
-			IsEnabled: t.Enabled, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.CreatedAt),
-		})
+		items = append(items, *apiIssueType(t))
 	}
 	return &List[APIIssueType]{Items: items, TotalCount: len(items), Page: 1, PerPage: len(items)}, nil
 })

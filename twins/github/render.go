@@ -111,6 +111,7 @@ type APIIssue struct {
 	Assignee          *APIUser             `json:"assignee"`
 	Assignees         []APIUser            `json:"assignees"`
 	Milestone         *APIMilestone        `json:"milestone"`
+	Type              *APIIssueType        `json:"type"`
 	Locked            bool                 `json:"locked"`
 	ActiveLockReason  *string              `json:"active_lock_reason"`
 	Comments          int                  `json:"comments"`
@@ -323,6 +324,11 @@ func (v *view) issue(r *Repo, is *Issue) APIIssue {
 	}
 	if len(is.Assignees) > 0 {
 		out.Assignee = v.user(is.Assignees[0])
+	}
+	if is.Type != "" {
+		if o := v.w.org(r.Owner); o != nil && o.issueType(is.Type) != nil {
+			out.Type = apiIssueType(o.issueType(is.Type))
+		}
 	}
 	if is.Pull != nil {
 		pu := repo + "/pulls/" + num
