@@ -80,14 +80,14 @@ func Actions() []twins.Action {
 		addIssueLabels, setIssueLabelsAction, removeIssueLabel,
 		getIssueComment, updateIssueComment, deleteIssueComment,
 		lockIssue, unlockIssue, listIssueEvents, listIssueTimeline,
-		listMilestones, getMilestone, createMilestone,
+		listMilestones, getMilestone, createMilestone, updateMilestone, deleteMilestone,
 		subIssueWrite, listIssueTypes, listIssueFields,
 		// Repository labels.
 		listLabel, getLabel, labelWrite,
 		// Repositories and users.
 		getRepository, listRepositories, createRepository, forkRepository,
 		listRepositoryCollaborators, checkCollaborator, addCollaborator,
-		getMe, getUser, getTeams, getTeamMembers, getAPIRoot,
+		getMe, getUser, getTeams, getTeamMembers, listOrgTeams, getTeam, getAPIRoot,
 		// Contents, branches, refs and history.
 		getFileContents, createOrUpdateFile, deleteFile, pushFiles,
 		listBranches, getBranch, createBranch, getGitRef, updateGitRef, deleteBranch,
@@ -96,7 +96,7 @@ func Actions() []twins.Action {
 		listTags, getTag, listReleases, getLatestRelease, getReleaseByTag, createRelease,
 		// Pull requests and reviews.
 		listPullRequests, pullRequestRead, createPullRequest, updatePullRequest, mergePullRequest,
-		updatePullRequestBranch, pullRequestReviewWrite, addCommentToPendingReview, addPullRequestReviewComment,
+		updatePullRequestBranch, pullRequestReviewWrite, addCommentToPendingReview, addPullRequestReviewComment, addReplyToPullRequestComment,
 		requestReviewers, removeRequestedReviewers, listRequestedReviewers,
 		// Statuses and checks.
 		createCommitStatus, getCombinedStatus, listCommitStatuses, createCheckRun, listCheckRuns,

@@ -26,13 +26,6 @@ type APIPullBranch struct {
 	Repo  *APIRepository `json:"repo"`
 }
 
-// APITeam is a requested team (the twin has none, the list stays empty).
-type APITeam struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-	Slug string `json:"slug"`
-}
-
 // APIPullRequest is GitHub's pull request object.
 type APIPullRequest struct {
 	URL                 string        `json:"url"`
@@ -831,7 +824,12 @@ var addPullRequestReviewComment = twins.New(twins.Spec{
 	Description: "Comment on a file (and line) of a pull request's diff, or reply to a review comment.",
 	Effect:      twins.Write,
 	Bindings:    []twins.Binding{{Method: "POST", Path: pullPath + "/comments", Rename: pullRename, Status: 201}},
-}, func(ctx context.Context, w *World, in ReviewCommentIn) (APIReviewComment, error) {
+}, addReviewComment)
+
+// addReviewComment comments on a pull request's diff or replies to a
+// review comment (add_pull_request_review_comment and
+// add_reply_to_pull_request_comment).
+func addReviewComment(ctx context.Context, w *World, in ReviewCommentIn) (APIReviewComment, error) {
 	r, is, err := w.pullOf(in.Owner, in.Repo, in.PullNumber)
 	if err != nil {
 		return APIReviewComment{}, err
@@ -850,7 +848,12 @@ var addPullRequestReviewComment = twins.New(twins.Spec{
 		if parent == nil {
 			return APIReviewComment{}, notFound("review comment %d not found", in.InReplyTo)
 		}
-		c.Path, c.Line, c.Side, c.CommitID, c.InReplyTo = parent.Path, parent.Line, parent.Side, parent.CommitID, parent.ID
+		// A reply to a reply joins the thread its parent is in.
+		root := parent.ID
+		if parent.InReplyTo != 0 {
+			root = parent.InReplyTo
+		}
+		c.Path, c.Line, c.Side, c.CommitID, c.InReplyTo = parent.Path, parent.Line, parent.Side, parent.CommitID, root
 	} else {
 		if in.CommitID != "" {
 			cm := r.commit(in.CommitID)
@@ -871,7 +874,7 @@ var addPullRequestReviewComment = twins.New(twins.Spec{
 	is.Pull.ReviewComments = append(is.Pull.ReviewComments, c)
 	is.UpdatedAt = now
 	return newView(ctx, w).reviewComment(r, is, c), nil
-})
+}
 
 // ReviewersIn is the input of request_pull_request_reviewers and
 // remove_requested_reviewers.
@@ -1027,3 +1030,44 @@ func (v *view) ciSummary(r *Repo, sha string) CISummary {
 	}
 	return out
 }
+
+// ReplyIn is add_reply_to_pull_request_comment's input
+// (github-mcp-server's parameters).
+type ReplyIn struct {
+	RepoRef
+	PullNumber int    `json:"pullNumber,omitempty" jsonschema:"Pull request number (the comment's own when omitted)"`
+	CommentID  int64  `json:"commentId" jsonschema:"The ID of the comment to reply to"`
+	Body       string `json:"body,omitempty" jsonschema:"The text of the reply"`
+}
+
+var addReplyToPullRequestComment = twins.New(twins.Spec{
+	Name: "add_reply_to_pull_request_comment", Title: "Add reply to pull request comment",
+	Description: "Add a reply to an existing pull request review comment; it joins that comment's thread.",
+	Effect:      twins.Write,
+	Bindings: []twins.Binding{{Method: "POST", Path: pullPath + "/comments/{comment_id}/replies", Status: 201,
+		Rename: map[string]string{"pull_number": "pullNumber", "comment_id": "commentId"}}},
+}, func(ctx context.Context, w *World, in ReplyIn) (APIReviewComment, error) {
+	if in.CommentID == 0 {
+		return APIReviewComment{}, invalid("PullRequestReviewComment", "commentId", "missing_field", "commentId is required")
+	}
+	if in.PullNumber == 0 {
+		r, err := w.repo(in.Owner, in.Repo)
+		if err != nil {
+			return APIReviewComment{}, err
+		}
+		for _, is := range r.Issues {
+			if is.Pull == nil {
+				continue
+			}
+			for _, c := range is.Pull.ReviewComments {
+				if c.ID == in.CommentID {
+					in.PullNumber = is.Number
+				}
+			}
+		}
+		if in.PullNumber == 0 {
+			return APIReviewComment{}, notFound("review comment %d not found", in.CommentID)
+		}
+	}
+	return addReviewComment(ctx, w, ReviewCommentIn{RepoRef: in.RepoRef, PullNumber: in.PullNumber, Body: in.Body, InReplyTo: in.CommentID})
+})
