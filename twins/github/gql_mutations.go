@@ -393,7 +393,7 @@ func (gqlRoot) AddPullRequestReviewThread(ctx context.Context, args struct {
 		Body                string
 		ClientMutationID    *string
 		Line                *int32
-		Path                *string
+		Path                string
 		PullRequestID       *graphql.ID
 		PullRequestReviewID *graphql.ID
 		Side                string
@@ -410,10 +410,7 @@ func (gqlRoot) AddPullRequestReviewThread(ctx context.Context, args struct {
 	if err := s.ownPending(rv); err != nil {
 		return nil, err
 	}
-	w := PendingReviewCommentIn{RepoRef: ref(r), PullNumber: is.Number, Body: in.Body, SubjectType: in.SubjectType, Side: in.Side, StartSide: in.StartSide}
-	if in.Path != nil {
-		w.Path = *in.Path
-	}
+	w := PendingReviewCommentIn{RepoRef: ref(r), PullNumber: is.Number, Path: in.Path, Body: in.Body, SubjectType: in.SubjectType, Side: in.Side, StartSide: in.StartSide}
 	if in.Line != nil {
 		w.Line = int(*in.Line)
 	}
