@@ -291,6 +291,9 @@ type IssueWriteIn struct {
 	Milestone   *int      `json:"milestone,omitempty" jsonschema:"Milestone number; 0 removes the milestone"`
 	DuplicateOf int       `json:"duplicate_of,omitempty" jsonschema:"Issue number this issue duplicates (with state_reason duplicate)"`
 	Type        *string   `json:"type,omitempty" jsonschema:"Type of this issue: one of the organization's issue types (list_issue_types); an empty string removes it"`
+	// IssueFieldValues is REST's form of issue field values (by field id);
+	// github-mcp-server's issue_fields (by name) resolve to it.
+	IssueFieldValues []IssueFieldValueIn `json:"issue_field_values,omitempty" jsonschema:"Values of the organization's issue fields (list_issue_fields) to set; a null value clears one"`
 }
 
 var issueWrite = twins.New(twins.Spec{
@@ -349,6 +352,7 @@ type issuePatch struct {
 	labels, assignees               *[]string
 	milestone                       *int
 	issueType                       *string
+	fieldValues                     map[int64]*FieldValue
 }
 
 // validateIssuePatch checks everything issue_write may refuse, before
@@ -427,6 +431,11 @@ func validateIssuePatch(w *World, r *Repo, in IssueWriteIn) (issuePatch, error) 
 		}
 		p.issueType = &name
 	}
+	fv, err := fieldValuesPatch(w, r, in.IssueFieldValues)
+	if err != nil {
+		return p, err
+	}
+	p.fieldValues = fv
 	return p, nil
 }
 
@@ -472,6 +481,9 @@ func applyIssuePatch(w *World, r *Repo, is *Issue, p issuePatch, now time.Time) 
 	}
 	if p.issueType != nil && *p.issueType != is.Type {
 		is.Type = *p.issueType
+		changed = true
+	}
+	if applyFieldValues(is, p.fieldValues) {
 		changed = true
 	}
 	if p.state != nil && *p.state != is.State {

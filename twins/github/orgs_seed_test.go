@@ -66,6 +66,11 @@ func TestSeedTeamAndIssueTypeErrors(t *testing.T) {
 		{"duplicate issue type", org(`,"issue_types":[{"name":"Bug"},{"name":"bug"}]`, ""), "/orgs/0/issue_types/1/name", "duplicate issue type"},
 		{"unknown issue type", org(`,"issue_types":[{"name":"Bug"}]`, `,"type":"Epic"`), "/repos/0/issues/0/type", "no enabled issue type"},
 		{"disabled issue type", org(`,"issue_types":[{"name":"Epic","enabled":false}]`, `,"type":"Epic"`), "/repos/0/issues/0/type", "no enabled issue type"},
+		{"issue field type", org(`,"issue_fields":[{"name":"Size","data_type":"tshirt"}]`, ""), "/orgs/0/issue_fields/0/data_type", "single_select"},
+		{"select without options", org(`,"issue_fields":[{"name":"Size","data_type":"single_select"}]`, ""), "/orgs/0/issue_fields/0/options", "needs options"},
+		{"unknown field", org(`,"issue_fields":[{"name":"Size","data_type":"number"}]`, `,"field_values":{"Weight":1}`), "/repos/0/issues/0/field_values/Weight", "no issue field"},
+		{"wrong value", org(`,"issue_fields":[{"name":"Size","data_type":"number"}]`, `,"field_values":{"Size":"big"}`), "/repos/0/issues/0/field_values/Size", "takes a number"},
+		{"unknown option", org(`,"issue_fields":[{"name":"Size","data_type":"single_select","options":[{"name":"S"}]}]`, `,"field_values":{"Size":"XL"}`), "/repos/0/issues/0/field_values/Size", "no option"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,6 +48,24 @@ type SeedOrg struct {
 	Teams []SeedTeam `json:"teams,omitempty"`
 	// IssueTypes are the types its repositories' issues may take.
 	IssueTypes []SeedIssueType `json:"issue_types,omitempty"`
+	// IssueFields are the custom fields its repositories' issues have.
+	IssueFields []SeedIssueField `json:"issue_fields,omitempty"`
+}
+
+// SeedIssueField is an organization's issue field: data_type text,
+// number, date or single_select (which needs options).
+type SeedIssueField struct {
+	Name        string                 `json:"name"`
+	DataType    string                 `json:"data_type"`
+	Description string                 `json:"description,omitempty"`
+	Options     []SeedIssueFieldOption `json:"options,omitempty"`
+}
+
+// SeedIssueFieldOption is an option of a single select field.
+type SeedIssueFieldOption struct {
+	Name        string `json:"name"`
+	Color       string `json:"color,omitempty"`
+	Description string `json:"description,omitempty"`
 }
 
 // SeedTeam is a team of an organization; its slug defaults to its name in
@@ -140,6 +159,9 @@ type SeedIssue struct {
 	CreatedAt   string        `json:"created_at,omitempty"`
 	// Type is one of the owning organization's issue types.
 	Type string `json:"type,omitempty"`
+	// FieldValues are values of the organization's issue fields, by field
+	// name: text, a number, a date (YYYY-MM-DD) or an option's name.
+	FieldValues map[string]any `json:"field_values,omitempty"`
 }
 
 // SeedPull is a pull request from head into base (both branches of the
@@ -512,6 +534,9 @@ func (b *seedBuilder) repo(i int, sr *SeedRepo) error {
 		if err != nil {
 			return err
 		}
+		if err := b.issueFieldValues(r, is, si.FieldValues, rp("issues", j, "field_values")); err != nil {
+			return err
+		}
 		if si.Type != "" {
 			t := b.w.repoIssueType(r, si.Type)
 			if t == nil {
@@ -793,6 +818,31 @@ func (b *seedBuilder) orgTeams(i int, o *Org, so SeedOrg) error {
 		}
 		o.Teams = append(o.Teams, t)
 	}
+	for j, sf := range so.IssueFields {
+		p := func(rest ...any) string {
+			return twins.Pointer(append([]any{"orgs", i, "issue_fields", j}, rest...)...)
+		}
+		if strings.TrimSpace(sf.Name) == "" {
+			return twins.SeedErrorf(p("name"), "an issue field needs a name")
+		}
+		if o.issueField(sf.Name) != nil {
+			return twins.SeedErrorf(p("name"), "duplicate issue field %q", sf.Name)
+		}
+		if !slices.Contains(issueFieldTypes, sf.DataType) {
+			return twins.SeedErrorf(p("data_type"), "data_type must be text, number, date or single_select, got %q", sf.DataType)
+		}
+		if (sf.DataType == "single_select") != (len(sf.Options) > 0) {
+			return twins.SeedErrorf(p("options"), "a single_select field needs options, and only it has them")
+		}
+		f := &OrgIssueField{ID: b.w.nextID(), Name: sf.Name, Description: sf.Description, DataType: sf.DataType, CreatedAt: b.now}
+		for k, so := range sf.Options {
+			if strings.TrimSpace(so.Name) == "" || f.option(so.Name) != nil {
+				return twins.SeedErrorf(p("options", k, "name"), "option names must be unique and not blank")
+			}
+			f.Options = append(f.Options, &IssueFieldOption{ID: b.w.nextID(), Name: so.Name, Color: so.Color, Description: so.Description})
+		}
+		o.IssueFields = append(o.IssueFields, f)
+	}
 	for j, st := range so.IssueTypes {
 		p := twins.Pointer("orgs", i, "issue_types", j, "name")
 		if strings.TrimSpace(st.Name) == "" {
@@ -804,5 +854,29 @@ func (b *seedBuilder) orgTeams(i int, o *Org, so SeedOrg) error {
 		o.IssueTypes = append(o.IssueTypes, &IssueType{ID: b.w.nextID(), Name: st.Name, Description: st.Description,
 			Color: st.Color, Enabled: st.Enabled == nil || *st.Enabled, CreatedAt: b.now})
 	}
+	return nil
+}
+
+// issueFieldValues sets a seeded issue's field values, in field order.
+func (b *seedBuilder) issueFieldValues(r *Repo, is *Issue, vals map[string]any, path string) error {
+	if len(vals) == 0 {
+		return nil
+	}
+	o := b.w.org(r.Owner)
+	for name, v := range vals {
+		var f *OrgIssueField
+		if o != nil {
+			f = o.issueField(name)
+		}
+		if f == nil {
+			return twins.SeedErrorf(path+"/"+name, "%s has no issue field %q", r.Owner, name)
+		}
+		fv, err := fieldValue(f, v)
+		if err != nil {
+			return twins.SeedErrorf(path+"/"+name, "%v", err)
+		}
+		setFieldValue(is, fv)
+	}
+	slices.SortFunc(is.FieldValues, func(a, b *FieldValue) int { return cmp.Compare(a.FieldID, b.FieldID) })
 	return nil
 }

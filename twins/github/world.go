@@ -53,8 +53,9 @@ type Org struct {
 	CreatedAt   time.Time `json:"created_at"`
 	// Teams and IssueTypes are the organization's teams and issue types
 	// (see orgs.go).
-	Teams      []*Team      `json:"teams,omitempty"`
-	IssueTypes []*IssueType `json:"issue_types,omitempty"`
+	Teams       []*Team          `json:"teams,omitempty"`
+	IssueTypes  []*IssueType     `json:"issue_types,omitempty"`
+	IssueFields []*OrgIssueField `json:"issue_fields,omitempty"`
 }
 
 // Team is an organization's team.
@@ -198,6 +199,8 @@ type Issue struct {
 	ClosedAt   *time.Time `json:"closed_at,omitempty"`
 	ClosedBy   string     `json:"closed_by,omitempty"`
 	Pull       *Pull      `json:"pull,omitempty"`
+	// FieldValues are its values of its organization's issue fields.
+	FieldValues []*FieldValue `json:"field_values,omitempty"`
 	// SubIssues are the ids of this issue's sub-issues, in priority order
 	// (they may live in other repositories, as on GitHub).
 	SubIssues []int64 `json:"sub_issues,omitempty"`
