@@ -126,6 +126,30 @@ func TestGraphQLIssueFields(t *testing.T) {
 		t.Fatalf("fields: %v", ids)
 	}
 
+	// issue_write's issue_fields first resolve names to ids, options too.
+	var meta struct {
+		Repository struct {
+			IssueFields struct {
+				Nodes []struct {
+					Select struct {
+						FullDatabaseID githubv4.String `graphql:"fullDatabaseId"`
+						Name           githubv4.String
+						Options        []struct {
+							FullDatabaseID githubv4.String `graphql:"fullDatabaseId"`
+							Name           githubv4.String
+						}
+					} `graphql:"... on IssueFieldSingleSelect"`
+				}
+			} `graphql:"issueFields(first: 100)"`
+		} `graphql:"repository(owner: $owner, name: $repo)"`
+	}
+	if err := c.Query(ctx, &meta, map[string]any{"owner": githubv4.String("acme"), "repo": githubv4.String("api")}); err != nil {
+		t.Fatal(err)
+	}
+	if o := meta.Repository.IssueFields.Nodes[0].Select.Options; len(o) != 2 || o[1].Name != "P2" || o[1].FullDatabaseID == "" {
+		t.Errorf("options with ids: %+v", meta.Repository.IssueFields.Nodes[0])
+	}
+
 	// list_issues with field_filters.
 	type issuesQ struct {
 		Repository struct {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -657,7 +656,7 @@ func (t *issueTypeR) Color() string {
 // Issue fields (issuefields.go).
 
 func newIssueFieldR(f *OrgIssueField) *issueFieldR {
-	id := strconv.FormatInt(f.ID, 10)
+	id := gqlBigInt(f.ID)
 	x := &issueFieldR{ID: graphql.ID(nodeID("IF", f.ID)), FullDatabaseID: &id, Name: f.Name,
 		Description: strPtr(f.Description), DataType: strings.ToUpper(f.DataType), Visibility: "ALL"}
 	for _, o := range f.Options {
@@ -665,7 +664,8 @@ func newIssueFieldR(f *OrgIssueField) *issueFieldR {
 		if color == "" {
 			color = "GRAY"
 		}
-		x.Options = append(x.Options, &issueFieldOptionR{ID: graphql.ID(nodeID("IFSO", o.ID)), Name: o.Name,
+		oid := gqlBigInt(o.ID)
+		x.Options = append(x.Options, &issueFieldOptionR{ID: graphql.ID(nodeID("IFSO", o.ID)), FullDatabaseID: &oid, Name: o.Name,
 			Description: strPtr(o.Description), Color: color})
 	}
 	return x
@@ -673,7 +673,7 @@ func newIssueFieldR(f *OrgIssueField) *issueFieldR {
 
 type issueFieldR struct {
 	ID             graphql.ID
-	FullDatabaseID *string
+	FullDatabaseID *gqlBigInt
 	Name           string
 	Description    *string
 	DataType       string
@@ -682,11 +682,12 @@ type issueFieldR struct {
 }
 
 type issueFieldOptionR struct {
-	ID          graphql.ID
-	Name        string
-	Description *string
-	Color       string
-	Priority    *int32
+	ID             graphql.ID
+	FullDatabaseID *gqlBigInt
+	Name           string
+	Description    *string
+	Color          string
+	Priority       *int32
 }
 
 // issueFieldValueR is one value of the IssueFieldValue union: a number,
