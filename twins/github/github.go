@@ -81,7 +81,7 @@ func Actions() []twins.Action {
 		getIssueComment, updateIssueComment, deleteIssueComment,
 		lockIssue, unlockIssue, listIssueEvents, listIssueTimeline,
 		listMilestones, getMilestone, createMilestone, updateMilestone, deleteMilestone,
-		subIssueWrite, listIssueTypes, listIssueFields,
+		subIssueWrite, listIssueTypes, listIssueFields, deleteIssueFieldValue,
 		// Repository labels.
 		listLabel, getLabel, labelWrite,
 		// Repositories and users.

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/shurcooL/githubv4"
@@ -220,9 +221,10 @@ func TestGraphQLIssueFields(t *testing.T) {
 	if err != nil || is.GetTitle() == "changed" {
 		t.Fatalf("a refused write changed the issue: %v %q", err, is.GetTitle())
 	}
-	// null clears a value.
-	if code, out := patch(`{"issue_field_values":[{"field_id":` + due + `,"value":null}]}`); code != http.StatusOK || len(out["issue_field_values"].([]any)) != 1 {
-		t.Errorf("clear: %d %v", code, out["issue_field_values"])
+	// The values are set as a whole, as on GitHub: what is not listed is
+	// cleared.
+	if code, out := patch(`{"issue_field_values":[{"field_id":` + est + `,"value":5}]}`); code != http.StatusOK || len(out["issue_field_values"].([]any)) != 1 {
+		t.Errorf("set one: %d %v", code, out["issue_field_values"])
 	}
 	var one struct {
 		Repository struct {
@@ -236,5 +238,19 @@ func TestGraphQLIssueFields(t *testing.T) {
 	}
 	if v := one.Repository.Issue.IssueFieldValues.Nodes; len(v) != 1 || v[0].TypeName != "IssueFieldNumberValue" || v[0].NumberValue.Value != 5 || v[0].NumberValue.Field.Number.Name != "Estimate" {
 		t.Errorf("issue 2's values over GraphQL: %+v", v)
+	}
+
+	// The last value is cleared with DELETE …/issue-field-values/{id}.
+	if code, _ := env.Do(t, http.MethodDelete, "/repos/acme/api/issues/2/issue-field-values/"+est, "", nil); code != http.StatusNoContent {
+		t.Errorf("delete: %d", code)
+	}
+	if code, _ := env.Do(t, http.MethodDelete, "/repos/acme/api/issues/2/issue-field-values/"+est, "", nil); code != http.StatusNotFound {
+		t.Errorf("delete again: %d", code)
+	}
+	if code, b := env.Do(t, http.MethodGet, "/repos/acme/api/issues/2", "", nil); code != http.StatusOK || strings.Contains(string(b), "issue_field_values") {
+		t.Errorf("after delete: %d %s", code, b)
+	}
+	if got := tapeTools(t, env, len(waitRows(t, env, 1))); !strings.HasSuffix(got, "issue_read,delete_issue_field_value,delete_issue_field_value,issue_read") {
+		t.Errorf("tape ends %s", got)
 	}
 }

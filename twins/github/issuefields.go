@@ -1,12 +1,16 @@
 package github
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pomehq/pome/twins"
 )
 
 // Issue fields: an organization's custom fields (text, number, date or
@@ -129,21 +133,23 @@ func setFieldValue(is *Issue, v *FieldValue) bool {
 }
 
 // IssueFieldValueIn is one value of issue_write's issue_field_values
-// (GitHub's REST body): a field's id and its value; a null value clears
-// it.
+// (GitHub's REST body): a field's id and its value.
 type IssueFieldValueIn struct {
 	FieldID int64           `json:"field_id" jsonschema:"The issue field's id (list_issue_fields)"`
-	Value   json.RawMessage `json:"value" jsonschema:"The value: text, a number, a date (YYYY-MM-DD) or a single select option's name; null clears it"`
+	Value   json.RawMessage `json:"value" jsonschema:"The value: text, a number, a date (YYYY-MM-DD) or a single select option's name"`
 }
 
 // fieldValuesPatch checks issue_field_values against the repository's
-// organization: the value to store per field id, nil to clear one.
-func fieldValuesPatch(w *World, r *Repo, in []IssueFieldValueIn) (map[int64]*FieldValue, error) {
+// organization. GitHub sets them as a whole: the issue keeps exactly the
+// values listed (a null value is left out), so nil means "leave them" and
+// an empty list clears them all.
+func fieldValuesPatch(w *World, r *Repo, in []IssueFieldValueIn) (*[]*FieldValue, error) {
 	if in == nil {
 		return nil, nil
 	}
 	o := w.org(r.Owner)
-	out := map[int64]*FieldValue{}
+	out := []*FieldValue{}
+	seen := map[int64]bool{}
 	for _, v := range in {
 		var f *OrgIssueField
 		if o != nil {
@@ -152,44 +158,77 @@ func fieldValuesPatch(w *World, r *Repo, in []IssueFieldValueIn) (map[int64]*Fie
 		if f == nil {
 			return nil, invalid("Issue", "issue_field_values", "invalid", "%d is not an issue field of %s", v.FieldID, r.Owner).With("value", v.FieldID)
 		}
+		if seen[f.ID] {
+			return nil, invalid("Issue", "issue_field_values", "invalid", "issue field %d is given twice", f.ID)
+		}
+		seen[f.ID] = true
 		var val any
 		if err := json.Unmarshal(v.Value, &val); err != nil || val == nil {
-			out[f.ID] = nil
 			continue
 		}
 		fv, err := fieldValue(f, val)
 		if err != nil {
 			return nil, invalid("Issue", "issue_field_values", "invalid", "%v", err)
 		}
-		out[f.ID] = fv
+		out = append(out, fv)
 	}
-	return out, nil
+	slices.SortFunc(out, func(a, b *FieldValue) int { return cmp.Compare(a.FieldID, b.FieldID) })
+	return &out, nil
 }
 
-// applyFieldValues stores checked values in field id order; it reports
-// whether anything changed.
-func applyFieldValues(is *Issue, p map[int64]*FieldValue) bool {
-	ids := make([]int64, 0, len(p))
-	for id := range p {
-		ids = append(ids, id)
+// applyFieldValues replaces the issue's values; it reports whether
+// anything changed.
+func applyFieldValues(is *Issue, vals *[]*FieldValue) bool {
+	if vals == nil {
+		return false
 	}
-	slices.Sort(ids)
-	changed := false
-	for _, id := range ids {
-		if v := p[id]; v != nil {
-			changed = setFieldValue(is, v) || changed
-			continue
-		}
-		for i, x := range is.FieldValues {
-			if x.FieldID == id {
-				is.FieldValues = slices.Delete(is.FieldValues, i, i+1)
-				changed = true
-				break
-			}
-		}
+	if slices.EqualFunc(is.FieldValues, *vals, func(a, b *FieldValue) bool { return *a == *b }) {
+		return false
 	}
-	return changed
+	is.FieldValues = *vals
+	if len(is.FieldValues) == 0 {
+		is.FieldValues = nil
+	}
+	return true
 }
+
+// IssueFieldValueDeleteIn is delete_issue_field_value's input.
+type IssueFieldValueDeleteIn struct {
+	RepoRef
+	IssueNumber int   `json:"issue_number" jsonschema:"Issue number"`
+	FieldID     int64 `json:"field_id" jsonschema:"The issue field whose value to clear"`
+}
+
+// deleteIssueFieldValue is DELETE
+// /repos/{owner}/{repo}/issues/{issue_number}/issue-field-values/{field_id},
+// which github-mcp-server's issue_write calls to clear the last values of
+// an issue (a PATCH cannot send an empty list through go-github).
+var deleteIssueFieldValue = twins.New(twins.Spec{
+	Name: "delete_issue_field_value", Title: "Clear an issue field value",
+	Description: "Clear an issue's value of one of its organization's issue fields.",
+	Effect:      twins.Destructive,
+	Bindings:    []twins.Binding{{Method: "DELETE", Path: issuePath + "/issue-field-values/{field_id}", Status: 204, Shape: noBody}},
+}, func(ctx context.Context, w *World, in IssueFieldValueDeleteIn) (*struct{}, error) {
+	r, err := w.repo(in.Owner, in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	is, err := r.issue(in.IssueNumber)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range is.FieldValues {
+		if v.FieldID == in.FieldID {
+			is.FieldValues = slices.Delete(is.FieldValues, i, i+1)
+			if len(is.FieldValues) == 0 {
+				is.FieldValues = nil
+			}
+			is.UpdatedAt = twins.EnvFrom(ctx).Now().UTC()
+			return &struct{}{}, nil
+		}
+	}
+	return nil, notFound("issue #%d has no value of issue field %d", is.Number, in.FieldID)
+})
 
 // APIIssueFieldValue is GitHub's issue_field_values entry of an issue.
 type APIIssueFieldValue struct {

@@ -293,7 +293,7 @@ type IssueWriteIn struct {
 	Type        *string   `json:"type,omitempty" jsonschema:"Type of this issue: one of the organization's issue types (list_issue_types); an empty string removes it"`
 	// IssueFieldValues is REST's form of issue field values (by field id);
 	// github-mcp-server's issue_fields (by name) resolve to it.
-	IssueFieldValues []IssueFieldValueIn `json:"issue_field_values,omitempty" jsonschema:"Values of the organization's issue fields (list_issue_fields) to set; a null value clears one"`
+	IssueFieldValues []IssueFieldValueIn `json:"issue_field_values,omitempty" jsonschema:"Values of the organization's issue fields (list_issue_fields): the issue keeps exactly these"`
 }
 
 var issueWrite = twins.New(twins.Spec{
@@ -352,7 +352,7 @@ type issuePatch struct {
 	labels, assignees               *[]string
 	milestone                       *int
 	issueType                       *string
-	fieldValues                     map[int64]*FieldValue
+	fieldValues                     *[]*FieldValue
 }
 
 // validateIssuePatch checks everything issue_write may refuse, before
