@@ -198,7 +198,7 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 				"sha": mainSHA, "head_sha": mainSHA, "state": "success",
 				"head": "scratch", "base": "main", "method": "get",
 				"files":        []map[string]any{{"path": "new.md", "content": "n"}},
-				"sub_issue_id": at(r, "issues", "[number=3]", "id"), "team_slug": "core", "commentId": 997,
+				"sub_issue_id": at(r, "issues", "[number=3]", "id"), "team_slug": "core", "commentId": 997, "field_id": 777,
 				"basehead": "main...feature", "commit_sha": mainSHA, "tree": "pending-tree",
 				"file_sha": firstKey(at(r, "blobs")),
 			}
@@ -234,6 +234,8 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 		Patch: func(st map[string]any) {
 			is := at(repoOf(st), "issues", "[number=1]").(map[string]any)
 			is["events"] = []any{map[string]any{"id": 999, "event": "labeled", "actor": "carol", "label": "triage", "created_at": "2026-01-05T09:00:00Z"}}
+			// A value of an issue field, which delete_issue_field_value clears.
+			is["field_values"] = []any{map[string]any{"field_id": 777, "value": secret}}
 			r := repoOf(st).(map[string]any)
 			r["trees"] = map[string]any{"pending-tree": map[string]any{"NOTES.md": firstKey(r["blobs"])}}
 			// The authenticated user's pending review, which
@@ -241,11 +243,11 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 			pull := at(r, "issues", "[number=2]", "pull").(map[string]any)
 			pull["reviews"] = append(pull["reviews"].([]any), map[string]any{"id": 998, "user": "pome-agent", "state": "PENDING",
 				"body": "", "commit_id": at(r, "branches", "[name=feature]", "sha"), "submitted_at": "2026-01-05T09:00:00Z"})
-			// A review comment, which add_reply_to_pull_request_comment
-			// answers.
-			pull["review_comments"] = []any{map[string]any{"id": 997, "user": "carol", "body": "b", "path": "plan.md", "line": 1,
-				"side": "RIGHT", "commit_id": at(r, "branches", "[name=feature]", "sha"),
-				"created_at": "2026-01-05T09:00:00Z", "updated_at": "2026-01-05T09:00:00Z"}}
+			// A review comment of carol's, which
+			// add_reply_to_pull_request_comment answers.
+			pull["review_comments"] = append(pull["review_comments"].([]any), map[string]any{"id": 997, "user": "carol", "body": secret,
+				"path": "plan.md", "line": 1, "side": "RIGHT", "commit_id": at(r, "branches", "[name=feature]", "sha"),
+				"created_at": "2026-01-05T09:00:00Z", "updated_at": "2026-01-05T09:00:00Z"})
 		},
 		Canaries: []string{secret, "X9DETAIL"},
 		Part:     func(st map[string]any) any { return repoOf(st) },

@@ -28,7 +28,13 @@
 //   - clock: RFC 3339 time stamped on seeded objects.
 //   - me: the authenticated login (default pome-agent; added to users).
 //   - users[]: login (required), name, email, bio, company, location.
-//   - orgs[]: login (required), name, description, members[] (users).
+//   - orgs[]: login (required), name, description, members[] (users),
+//     teams[] {name (required), slug, description, members[] (members of
+//     the organization)}, issue_types[] {name (required), description,
+//     color, enabled (default true)}, issue_fields[] {name (required),
+//     data_type (text, number, date or single_select; required),
+//     description, options[] {name, color, description} (single_select
+//     only)}.
 //   - repos[]: owner (a user or org, required), name (required),
 //     description, private, default_branch (main), topics[],
 //     files {path: text} on the default branch,
@@ -37,7 +43,8 @@
 //     milestones[] {number, title, description, state, due_on},
 //     issues[] {number, title, body, state, state_reason, user, labels[],
 //     assignees[], milestone, locked, comments[] {user, body, created_at},
-//     created_at},
+//     created_at, type (an enabled issue type of the owning organization),
+//     field_values {field name: value} (the organization's issue fields)},
 //     pulls[] {number, title, body, state (open|closed|merged), user, head,
 //     base, draft, labels[], assignees[], milestone, requested_reviewers[],
 //     reviews[] {user, state, body}, comments[], created_at},

@@ -80,14 +80,14 @@ func Actions() []twins.Action {
 		addIssueLabels, setIssueLabelsAction, removeIssueLabel,
 		getIssueComment, updateIssueComment, deleteIssueComment,
 		lockIssue, unlockIssue, listIssueEvents, listIssueTimeline,
-		listMilestones, getMilestone, createMilestone,
-		subIssueWrite, listIssueTypes, listIssueFields,
+		listMilestones, getMilestone, createMilestone, updateMilestone, deleteMilestone,
+		subIssueWrite, listIssueTypes, listIssueFields, deleteIssueFieldValue,
 		// Repository labels.
 		listLabel, getLabel, labelWrite,
 		// Repositories and users.
 		getRepository, listRepositories, createRepository, forkRepository,
 		listRepositoryCollaborators, checkCollaborator, addCollaborator,
-		getMe, getUser, getTeams, getTeamMembers, getAPIRoot,
+		getMe, getUser, getTeams, getTeamMembers, listOrgTeams, getTeam, getAPIRoot,
 		// Contents, branches, refs and history.
 		getFileContents, createOrUpdateFile, deleteFile, pushFiles,
 		listBranches, getBranch, createBranch, getGitRef, updateGitRef, deleteBranch,

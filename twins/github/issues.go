@@ -301,6 +301,10 @@ type IssueWriteIn struct {
 	Assignee    *string   `json:"assignee,omitempty" jsonschema:"Deprecated single assignee"`
 	Milestone   *int      `json:"milestone,omitempty" jsonschema:"Milestone number; 0 removes the milestone"`
 	DuplicateOf int       `json:"duplicate_of,omitempty" jsonschema:"Issue number this issue duplicates (with state_reason duplicate)"`
+	Type        *string   `json:"type,omitempty" jsonschema:"Type of this issue: one of the organization's issue types (list_issue_types); an empty string removes it"`
+	// IssueFieldValues is REST's form of issue field values (by field id);
+	// github-mcp-server's issue_fields (by name) resolve to it.
+	IssueFieldValues []IssueFieldValueIn `json:"issue_field_values,omitempty" jsonschema:"Values of the organization's issue fields (list_issue_fields): the issue keeps exactly these"`
 }
 
 var issueWrite = twins.New(twins.Spec{
@@ -358,6 +362,8 @@ type issuePatch struct {
 	title, body, state, stateReason *string
 	labels, assignees               *[]string
 	milestone                       *int
+	issueType                       *string
+	fieldValues                     *[]*FieldValue
 }
 
 // validateIssuePatch checks everything issue_write may refuse, before
@@ -425,6 +431,22 @@ func validateIssuePatch(w *World, r *Repo, in IssueWriteIn) (issuePatch, error) 
 	if in.Milestone != nil && *in.Milestone != 0 && r.milestone(*in.Milestone) == nil {
 		return p, invalid("Issue", "milestone", "invalid", "milestone %d does not exist in %s", *in.Milestone, r.FullName()).With("value", *in.Milestone)
 	}
+	if in.Type != nil {
+		name := ""
+		if *in.Type != "" {
+			t := w.repoIssueType(r, *in.Type)
+			if t == nil {
+				return p, invalid("Issue", "type", "invalid", "%q is not an issue type of %s", *in.Type, r.Owner).With("value", *in.Type)
+			}
+			name = t.Name
+		}
+		p.issueType = &name
+	}
+	fv, err := fieldValuesPatch(w, r, in.IssueFieldValues)
+	if err != nil {
+		return p, err
+	}
+	p.fieldValues = fv
 	return p, nil
 }
 
@@ -467,6 +489,13 @@ func applyIssuePatch(w *World, r *Repo, is *Issue, p issuePatch, now time.Time) 
 		if m := r.milestone(is.Milestone); m != nil {
 			ev("milestoned", func(e *Event) { e.Milestone = m.Title })
 		}
+	}
+	if p.issueType != nil && *p.issueType != is.Type {
+		is.Type = *p.issueType
+		changed = true
+	}
+	if applyFieldValues(is, p.fieldValues) {
+		changed = true
 	}
 	if p.state != nil && *p.state != is.State {
 		is.State = *p.state

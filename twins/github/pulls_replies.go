@@ -62,6 +62,9 @@ var addReplyToPullRequestComment = twins.New(twins.Spec{
 	if in.Body == "" && in.Reaction == "" {
 		return ReplyOut{}, invalid("PullRequestReviewComment", "body", "missing_field", "at least one of body or reaction is required")
 	}
+	if in.Body != "" && strings.TrimSpace(in.Body) == "" {
+		return ReplyOut{}, invalid("PullRequestReviewComment", "body", "missing_field", "body can't be blank")
+	}
 	if in.Reaction != "" && !slices.Contains(reactionContents, in.Reaction) {
 		return ReplyOut{}, invalid("Reaction", "content", "invalid", "reaction must be one of %s, got %q", strings.Join(reactionContents, ", "), in.Reaction)
 	}
