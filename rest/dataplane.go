@@ -121,11 +121,12 @@ func (d *dataPlane) serveElement(w http.ResponseWriter, r *http.Request, body []
 // held answer waits, one count against the rate limit however many
 // attempts the call takes, and the refusals in the twin's envelope.
 func (d *dataPlane) serveCall(w http.ResponseWriter, r *http.Request, tw *twins.Twin, sid, rest string, body []byte, tooLarge bool, token string) {
-	call := d.srv.Manager.NewCall(sid, tw.Name, token, func() session.CallKind { return callKind(tw, r, rest, body) })
+	call := d.srv.Manager.NewCall(sid, tw.Name, token)
+	kind := func() session.CallKind { return callKind(tw, r, rest, body) }
 	var held *heldResponse
 	var rate rateState
 	rated := false
-	err := call.Do(r.Context(), func(a session.Attempt) {
+	err := call.Do(r.Context(), kind, func(a session.Attempt) {
 		out := w
 		held = nil
 		if a.Held {

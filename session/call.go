@@ -60,7 +60,6 @@ const maxWriteConflicts = 4
 type Call struct {
 	m                *Manager
 	id, twin, token  string
-	kind             func() CallKind
 	speculate, holds bool
 	conflicts        int
 }
@@ -77,14 +76,14 @@ type Attempt struct {
 }
 
 // NewCall starts a call on the twin of sandbox id, presenting token.
-// kind says what the call may do to the twin's state; it is asked only
-// when the store makes use of the answer (a store shared by replicas), so
-// a transport that must parse the request to tell pays that only there.
-func (m *Manager) NewCall(id, twin, token string, kind func() CallKind) *Call {
-	return &Call{m: m, id: id, twin: twin, token: token, kind: kind}
+func (m *Manager) NewCall(id, twin, token string) *Call {
+	return &Call{m: m, id: id, twin: twin, token: token}
 }
 
-// Do serves the call: serve runs once per attempt, with that attempt's
+// Do serves the call. kind says what the call may do to the twin's state;
+// it is asked only when the store makes use of the answer (a store shared
+// by replicas), so a transport that must parse the request to tell pays
+// that only there. serve runs once per attempt, with that attempt's
 // record, and must serve the call completely (run it and tape it) before
 // it returns. Do returns nil once an attempt's answer stands: the caller
 // then sends it if it was held (an unheld answer has left already).
@@ -93,9 +92,9 @@ func (m *Manager) NewCall(id, twin, token string, kind func() CallKind) *Call {
 // and nothing of the call was kept; the caller answers a retryable
 // unavailable. If serve panics, the write the attempt holds is abandoned
 // and the panic goes on.
-func (c *Call) Do(ctx context.Context, serve func(Attempt)) error {
-	if c.kind != nil && (c.m.speculates() || c.m.holdsWrites()) {
-		k := c.kind()
+func (c *Call) Do(ctx context.Context, kind func() CallKind, serve func(Attempt)) error {
+	if kind != nil && (c.m.speculates() || c.m.holdsWrites()) {
+		k := kind()
 		c.speculate = k == CallRead
 		c.holds = k == CallWrite && c.m.holdsWrites()
 	}

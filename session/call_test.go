@@ -79,7 +79,7 @@ func TestCallServesOnce(t *testing.T) {
 				asked := false
 				kind := func() session.CallKind { asked = true; return k }
 				attempts := 0
-				err := m.NewCall(sb.ID, "alpha", "auth", kind).Do(ctx, func(a session.Attempt) {
+				err := m.NewCall(sb.ID, "alpha", "auth").Do(ctx, kind, func(a session.Attempt) {
 					attempts++
 					if a.Role != session.RoleAuth || a.Sandbox.ID != sb.ID {
 						t.Errorf("attempt with role %v on %s", a.Role, a.Sandbox.ID)
@@ -121,7 +121,7 @@ func TestCallDenied(t *testing.T) {
 				{session.NewSandboxID(), "alpha", "auth"}, {"not-an-id", "alpha", "auth"},
 			} {
 				for _, k := range []session.CallKind{session.CallRead, session.CallWrite} {
-					err := m.NewCall(c.id, c.twin, c.token, kindOf(k)).Do(ctx, func(session.Attempt) {
+					err := m.NewCall(c.id, c.twin, c.token).Do(ctx, kindOf(k), func(session.Attempt) {
 						t.Errorf("%+v: served", c)
 					})
 					if !errors.Is(err, session.ErrDenied) {
@@ -147,7 +147,7 @@ func TestCallStoreDownIsUnavailable(t *testing.T) {
 	defer s.Close()
 	sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
 	m := session.NewManager(downStore{s}, nil, session.Config{}, nil)
-	err := m.NewCall(sb.ID, "alpha", "auth", kindOf(session.CallWrite)).Do(context.Background(), func(session.Attempt) {
+	err := m.NewCall(sb.ID, "alpha", "auth").Do(context.Background(), kindOf(session.CallWrite), func(session.Attempt) {
 		t.Error("served")
 	})
 	if !isUnavailable(err) || errors.Is(err, session.ErrDenied) {
@@ -164,15 +164,18 @@ func TestCallHeldWriteOutcomes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			base := open(t)
 			sb := createSandbox(t, base, storetest.NewTeam(), time.Hour, "alpha")
-			newCall := func(k session.CallKind) (*session.HoldingStore, *session.Call) {
-				s := &session.HoldingStore{Store: base}
-				return s, session.NewManager(s, nil, session.Config{}, nil).NewCall(sb.ID, "alpha", "auth", kindOf(k))
+			// newCall starts a call of kind k on a store holding writes;
+			// do serves it.
+			newCall := func(k session.CallKind) (s *session.HoldingStore, do func(func(session.Attempt)) error) {
+				s = &session.HoldingStore{Store: base}
+				call := session.NewManager(s, nil, session.Config{}, nil).NewCall(sb.ID, "alpha", "auth")
+				return s, func(serve func(session.Attempt)) error { return call.Do(ctx, kindOf(k), serve) }
 			}
 
 			t.Run("conflict served again", func(t *testing.T) {
-				s, call := newCall(session.CallWrite)
+				s, do := newCall(session.CallWrite)
 				attempts := 0
-				err := call.Do(ctx, func(a session.Attempt) {
+				err := do(func(a session.Attempt) {
 					attempts++
 					if !a.Held || !a.Sandbox.Holding() {
 						t.Errorf("attempt %d of a write not held", attempts)
@@ -185,10 +188,10 @@ func TestCallHeldWriteOutcomes(t *testing.T) {
 			})
 
 			t.Run("conflict bound", func(t *testing.T) {
-				s, call := newCall(session.CallWrite)
+				s, do := newCall(session.CallWrite)
 				s.Conflict.Store(true)
 				attempts := 0
-				err := call.Do(ctx, func(session.Attempt) { attempts++ })
+				err := do(func(session.Attempt) { attempts++ })
 				if !isUnavailable(err) || attempts != session.MaxWriteConflicts+1 {
 					t.Fatalf("Do = %v after %d attempts, want unavailable after %d", err, attempts, session.MaxWriteConflicts+1)
 				}
@@ -198,24 +201,24 @@ func TestCallHeldWriteOutcomes(t *testing.T) {
 			})
 
 			t.Run("store failure", func(t *testing.T) {
-				s, call := newCall(session.CallWrite)
+				s, do := newCall(session.CallWrite)
 				s.Fail.Store(true)
 				attempts := 0
-				err := call.Do(ctx, func(session.Attempt) { attempts++ })
+				err := do(func(session.Attempt) { attempts++ })
 				if !isUnavailable(err) || attempts != 1 {
 					t.Fatalf("Do = %v after %d attempts, want unavailable after 1", err, attempts)
 				}
 			})
 
 			t.Run("panic abandons", func(t *testing.T) {
-				s, call := newCall(session.CallWrite)
+				s, do := newCall(session.CallWrite)
 				func() {
 					defer func() {
 						if p := recover(); p != "boom" {
 							t.Errorf("recovered %v, want the attempt's panic", p)
 						}
 					}()
-					call.Do(ctx, func(session.Attempt) { panic("boom") })
+					do(func(session.Attempt) { panic("boom") })
 				}()
 				if s.Abandoned.Load() != 1 || s.Settled.Load() != 0 {
 					t.Errorf("abandoned %d, settled %d; want 1, 0", s.Abandoned.Load(), s.Settled.Load())
@@ -224,8 +227,8 @@ func TestCallHeldWriteOutcomes(t *testing.T) {
 
 			t.Run("reads and others are not held", func(t *testing.T) {
 				for _, k := range []session.CallKind{session.CallRead, session.CallOther} {
-					s, call := newCall(k)
-					err := call.Do(ctx, func(a session.Attempt) {
+					s, do := newCall(k)
+					err := do(func(a session.Attempt) {
 						if a.Sandbox.Holding() {
 							t.Errorf("kind %d held", k)
 						}
@@ -260,7 +263,7 @@ func TestRedisCallRetriesStaleRead(t *testing.T) {
 	m := session.NewManager(a, nil, session.Config{}, nil)
 	var answers []int
 	var speculative []bool
-	err := m.NewCall(sb.ID, "alpha", "auth", kindOf(session.CallRead)).Do(ctx, func(at session.Attempt) {
+	err := m.NewCall(sb.ID, "alpha", "auth").Do(ctx, kindOf(session.CallRead), func(at session.Attempt) {
 		speculative = append(speculative, at.Sandbox.Speculative())
 		if at.Sandbox.Speculative() && !at.Held {
 			t.Error("a speculative attempt is not held")
@@ -293,7 +296,7 @@ func TestRedisCallHeldWriteConflictServedAgain(t *testing.T) {
 	}
 	m, mb := session.NewManager(a, nil, session.Config{}, nil), session.NewManager(b, nil, session.Config{}, nil)
 	attempts := 0
-	err := m.NewCall(sb.ID, "alpha", "auth", kindOf(session.CallWrite)).Do(ctx, func(at session.Attempt) {
+	err := m.NewCall(sb.ID, "alpha", "auth").Do(ctx, kindOf(session.CallWrite), func(at session.Attempt) {
 		attempts++
 		if !at.Held {
 			t.Errorf("attempt %d of a write on Redis not held", attempts)
@@ -341,7 +344,7 @@ func TestRedisCallStoreFailure(t *testing.T) {
 	t.Cleanup(func() { a.Close() })
 	sb := createSandbox(t, a, storetest.NewTeam(), time.Hour, "alpha")
 	m := session.NewManager(a, nil, session.Config{}, nil)
-	err := m.NewCall(sb.ID, "alpha", "auth", kindOf(session.CallWrite)).Do(ctx, func(at session.Attempt) {
+	err := m.NewCall(sb.ID, "alpha", "auth").Do(ctx, kindOf(session.CallWrite), func(at session.Attempt) {
 		if err := a.Update(ctx, at.Sandbox, storetest.Alpha, true, storetest.Increment); err != nil {
 			t.Error(err)
 			return
@@ -373,7 +376,7 @@ func TestRedisCallAbandonsOnPanic(t *testing.T) {
 	m := session.NewManager(a, nil, session.Config{}, nil)
 	func() {
 		defer func() { recover() }()
-		m.NewCall(sb.ID, "alpha", "auth", kindOf(session.CallWrite)).Do(ctx, func(at session.Attempt) {
+		m.NewCall(sb.ID, "alpha", "auth").Do(ctx, kindOf(session.CallWrite), func(at session.Attempt) {
 			if err := a.Update(ctx, at.Sandbox, storetest.Alpha, true, storetest.Increment); err != nil {
 				t.Error(err)
 			}
