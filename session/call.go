@@ -56,7 +56,8 @@ const (
 // that lapsed (a write stalled for seconds) can conflict again.
 const maxWriteConflicts = 4
 
-// Call is one data-plane call, served by Do in one or more attempts.
+// Call is one data-plane call, served by Do in one or more attempts. A
+// Call is served once: each call of a transport starts its own.
 type Call struct {
 	m                *Manager
 	id, twin, token  string
@@ -67,6 +68,9 @@ type Call struct {
 // Attempt is one attempt at a call: the sandbox record it is served with
 // and the caller's role in the sandbox.
 type Attempt struct {
+	// Sandbox is the record authorized for this attempt alone: a store may
+	// serve reads made with it as of its authorization, and Do reads what
+	// the store made of the attempt from it.
 	Sandbox *Sandbox
 	Role    Role
 	// Held says the attempt's answer must be held back: it is the call's
