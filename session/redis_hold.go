@@ -21,14 +21,14 @@ import (
 // what checks grade.
 //
 // When the caller can hold the call's answer until its row is stored, and
-// serve the call again if need be (the data plane does, for a REST write or
-// an MCP tools/call; Call with CallWrite), the save
-// waits for the row: Update
-// runs the write, keeps the world it made and returns, still holding the
-// twin's in-process lock and, if it took one, its Redis lease. Append then
-// stores the world and the row in one script (saveAppendScript), which
-// checks what a save checks (the version read, the lease) first. So a write
-// is saved with its row or not at all, and costs one script instead of two.
+// serve the call again if need be (Call does, for a call of kind
+// CallWrite: a REST write, an MCP tools/call of a tool that writes), the
+// save waits for the row: Update runs the write, keeps the world it made
+// and returns, still holding the twin's in-process lock and, if it took
+// one, its Redis lease. Append then stores the world and the row in one
+// script (saveAppendScript), which checks what a save checks (the version
+// read, the lease) first. So a write is saved with its row or not at all,
+// and costs one script instead of two.
 //
 // A save that finds the version moved on (a write that started from the
 // cached world without a lease, and met another replica's write) stores
