@@ -250,6 +250,33 @@ func timePtr(t *time.Time) *gqlTime {
 	return &gqlTime{*t}
 }
 
+// gqlBigInt is GitHub's BigInt: an integer too large for Int, sent as a
+// string.
+type gqlBigInt int64
+
+func (gqlBigInt) ImplementsGraphQLType(name string) bool { return name == "BigInt" }
+func (b *gqlBigInt) UnmarshalGraphQL(input any) error {
+	var s string
+	switch v := input.(type) {
+	case string:
+		s = v
+	case int32:
+		*b = gqlBigInt(v)
+		return nil
+	default:
+		return fmt.Errorf("BigInt must be a string, got %T", input)
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a BigInt", s)
+	}
+	*b = gqlBigInt(n)
+	return nil
+}
+func (b gqlBigInt) MarshalJSON() ([]byte, error) {
+	return json.Marshal(strconv.FormatInt(int64(b), 10))
+}
+
 // gqlString is a string scalar under another name (URI, GitObjectID).
 type gqlURI string
 

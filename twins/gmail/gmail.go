@@ -95,6 +95,8 @@
 package gmail
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -112,7 +114,24 @@ func notFound() *twins.Error {
 
 // New returns the Gmail twin.
 func New() *twins.Twin {
-	newWorld, decode := twins.WorldCodec(build)
+	// Every world the twin makes gets the message indexes the state
+	// document leaves out (Mailbox.byID).
+	newWorld, decodeJSON := twins.WorldCodec(func(ctx context.Context, seed json.RawMessage) (*World, error) {
+		w, err := build(ctx, seed)
+		if err != nil {
+			return nil, err
+		}
+		w.indexMessages()
+		return w, nil
+	})
+	decode := func(data []byte) (any, error) {
+		w, err := decodeJSON(data)
+		if err != nil {
+			return nil, err
+		}
+		w.(*World).indexMessages()
+		return w, nil
+	}
 	t := &twins.Twin{
 		Name:                "gmail",
 		Title:               "Gmail",
@@ -120,7 +139,7 @@ func New() *twins.Twin {
 		Checks:              Checks(),
 		NewWorld:            newWorld,
 		DecodeWorld:         decode,
-		CopyWorld:           twins.WorldCopier[World](nil),
+		CopyWorld:           twins.WorldCopier((*World).indexMessages),
 		RESTError:           RESTError,
 		TokenPrefix:         "ya29.",
 		SeedExample:         SeedExample,

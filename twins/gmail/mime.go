@@ -1,7 +1,6 @@
 package gmail
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"fmt"
@@ -119,10 +118,12 @@ func noLineBreaks(s string) string {
 // decoded the way Gmail shows them.
 func parseHeaders(head []byte) ([]header, error) {
 	var out []header
-	sc := bufio.NewScanner(bytes.NewReader(head))
-	sc.Buffer(make([]byte, 64*1024), 10<<20)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
+	// Line by line, as bufio.ScanLines splits, without a scanner's 64 KiB
+	// buffer (most of a send's cost) or its limit on a line's length.
+	for len(head) > 0 {
+		var b []byte
+		b, head, _ = bytes.Cut(head, []byte{'\n'})
+		line := strings.TrimRight(string(b), "\r")
 		if line == "" {
 			continue
 		}

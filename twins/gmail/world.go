@@ -51,6 +51,14 @@ type Mailbox struct {
 	Filters             []*Filter            `json:"filters,omitempty"`
 	ForwardingAddresses []*ForwardingAddress `json:"forwarding_addresses,omitempty"`
 	SendAs              []*SendAs            `json:"send_as,omitempty"`
+
+	// byID indexes Messages by id, so finding a message (and checking a
+	// new id is free, on every send) does not scan the mailbox. It is not
+	// part of the document: World.indexMessages builds it whenever a world
+	// is built, decoded or copied, before any action sees the world, and
+	// addMessage and removeMessage keep it current. A nil index (a world
+	// still being built) means "scan".
+	byID map[string]*Message
 }
 
 // Label is a system or user label as stored; counts are computed on read.
@@ -205,12 +213,27 @@ func (w *World) byAddress(addr string) *Mailbox {
 }
 
 func (mb *Mailbox) message(id string) *Message {
+	if mb.byID != nil {
+		return mb.byID[id]
+	}
 	for _, m := range mb.Messages {
 		if m.ID == id {
 			return m
 		}
 	}
 	return nil
+}
+
+// indexMessages builds every mailbox's message index. The twin's
+// constructor, decoder and copier call it on every world they make, before
+// any action sees it.
+func (w *World) indexMessages() {
+	for _, mb := range w.Mailboxes {
+		mb.byID = make(map[string]*Message, len(mb.Messages))
+		for _, m := range mb.Messages {
+			mb.byID[m.ID] = m
+		}
+	}
 }
 
 func (mb *Mailbox) messageIndex(id string) int {
@@ -314,6 +337,9 @@ func (mb *Mailbox) addMessage(m *Message) {
 	h := mb.bump()
 	m.HistoryID = h
 	mb.Messages = append(mb.Messages, m)
+	if mb.byID != nil {
+		mb.byID[m.ID] = m
+	}
 	ref := m.ref()
 	mb.History = append(mb.History, &HistoryRecord{ID: h, MessageAdded: &ref})
 }
@@ -326,6 +352,9 @@ func (mb *Mailbox) removeMessage(id string) {
 	}
 	m := mb.Messages[i]
 	mb.Messages = slices.Delete(mb.Messages, i, i+1)
+	if mb.byID != nil {
+		delete(mb.byID, id)
+	}
 	h := mb.bump()
 	ref := m.ref()
 	mb.History = append(mb.History, &HistoryRecord{ID: h, MessageDelete: &ref})

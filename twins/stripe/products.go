@@ -212,6 +212,8 @@ func createProduct(ctx context.Context, w *World, in CreateProductInput) (*Produ
 	id := in.ID
 	if id == "" {
 		id = w.newID("prod")
+	} else {
+		w.claimID(id)
 	}
 	p := &Product{
 		ID: id, Object: "product", Active: true, Created: t, Description: in.Description, Images: []string{},

@@ -67,6 +67,19 @@ type World struct {
 	// reserved holds ids a seed names, while the seed is being built, so
 	// generated ids avoid them.
 	reserved []string
+
+	// ids indexes every id the world holds or has handed out, so a create
+	// checks its new id without scanning every collection (which made N
+	// creates cost O(N²)). It is not part of the document: nil in a world
+	// just decoded or copied, and built from the objects by the first
+	// create that needs it (idTaken); from then on newID and claimID keep
+	// it current. Only write paths touch it, under the store's write lock.
+	// It may hold an id whose object a failed write never added, which
+	// only makes newID skip that id.
+	ids map[string]struct{}
+
+	// lookups index each collection by id (index.go).
+	lookups lookupIndexes
 }
 
 // BalanceBase is a per-currency starting balance.
@@ -167,6 +180,7 @@ func (w *World) newID(prefix string) string {
 		}
 		id := prefix + "_" + body
 		if !w.idTaken(id) {
+			w.ids[id] = struct{}{}
 			return id
 		}
 	}
@@ -182,153 +196,91 @@ func (w *World) newBareID(kind string, n int) string {
 		w.Counters[kind]++
 		id := token(kind+"/"+itoa(w.Counters[kind]), n)
 		if !w.idTaken(id) {
+			w.ids[id] = struct{}{}
 			return id
 		}
 	}
 }
 
-// idTaken guards generated ids against ids a seed chose.
+// idTaken guards generated ids against ids a seed or a caller chose. It
+// builds the index if the world has none yet.
 func (w *World) idTaken(id string) bool {
 	for _, r := range w.reserved {
 		if r == id {
 			return true
 		}
 	}
+	if w.ids == nil {
+		w.ids = w.allIDs()
+	}
+	_, ok := w.ids[id]
+	return ok
+}
+
+// claimID records an id a caller chose (a product's or coupon's id) for an
+// object being added, so no generated id takes it later.
+func (w *World) claimID(id string) {
+	if w.ids != nil {
+		w.ids[id] = struct{}{}
+	}
+}
+
+// allIDs is the set of every object id the world holds.
+func (w *World) allIDs() map[string]struct{} {
+	ids := make(map[string]struct{}, len(w.Customers)+len(w.PaymentIntents)+len(w.Charges)+len(w.BalanceTransactions)+len(w.Events))
+	add := func(id string) { ids[id] = struct{}{} }
 	for _, c := range w.Customers {
-		if c.ID == id {
-			return true
-		}
+		add(c.ID)
 	}
 	for _, p := range w.PaymentMethods {
-		if p.ID == id {
-			return true
-		}
+		add(p.ID)
 	}
 	for _, p := range w.PaymentIntents {
-		if p.ID == id {
-			return true
-		}
+		add(p.ID)
 	}
 	for _, c := range w.Charges {
-		if c.ID == id {
-			return true
-		}
+		add(c.ID)
 	}
 	for _, r := range w.Refunds {
-		if r.ID == id {
-			return true
-		}
+		add(r.ID)
 	}
 	for _, p := range w.Products {
-		if p.ID == id {
-			return true
-		}
+		add(p.ID)
 	}
 	for _, p := range w.Prices {
-		if p.ID == id {
-			return true
-		}
+		add(p.ID)
 	}
 	for _, t := range w.BalanceTransactions {
-		if t.ID == id {
-			return true
-		}
+		add(t.ID)
 	}
 	for _, e := range w.Events {
-		if e.ID == id {
-			return true
-		}
+		add(e.ID)
 	}
-	return w.coupon(id) != nil
+	for _, c := range w.Coupons {
+		add(c.ID)
+	}
+	for _, in := range w.Invoices {
+		add(in.ID)
+	}
+	for _, ii := range w.InvoiceItems {
+		add(ii.ID)
+	}
+	for _, pl := range w.PaymentLinks {
+		add(pl.ID)
+	}
+	for _, d := range w.Disputes {
+		add(d.ID)
+	}
+	for _, sub := range w.Subscriptions {
+		add(sub.ID)
+	}
+	return ids
 }
 
 func itoa(n int64) string { return big.NewInt(n).String() }
 
 // now is the sandbox clock in unix seconds.
 func now(ctx context.Context) int64 { return twins.EnvFrom(ctx).Now().Unix() }
-
-// Lookups. Each returns nil when the id is unknown.
-
-func (w *World) customer(id string) *Customer {
-	for _, c := range w.Customers {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
-}
-
-func (w *World) paymentMethod(id string) *PaymentMethod {
-	for _, p := range w.PaymentMethods {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
-}
-
-func (w *World) paymentIntent(id string) *PaymentIntent {
-	for _, p := range w.PaymentIntents {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
-}
-
-func (w *World) charge(id string) *Charge {
-	for _, c := range w.Charges {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
-}
-
-func (w *World) refund(id string) *Refund {
-	for _, r := range w.Refunds {
-		if r.ID == id {
-			return r
-		}
-	}
-	return nil
-}
-
-func (w *World) product(id string) *Product {
-	for _, p := range w.Products {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
-}
-
-func (w *World) price(id string) *Price {
-	for _, p := range w.Prices {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
-}
-
-func (w *World) balanceTransaction(id string) *BalanceTransaction {
-	for _, t := range w.BalanceTransactions {
-		if t.ID == id {
-			return t
-		}
-	}
-	return nil
-}
-
-func (w *World) event(id string) *Event {
-	for _, e := range w.Events {
-		if e.ID == id {
-			return e
-		}
-	}
-	return nil
-}
 
 // refOf reads an expandable reference held as an id string.
 func refOf(v any) string {

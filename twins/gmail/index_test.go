@@ -1,0 +1,148 @@
+package gmail
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/pomehq/pome/twins"
+	"github.com/pomehq/pome/twins/twinstest"
+)
+
+// seedWithMessages is a seed whose first mailbox holds n messages, one
+// thread each, as a busy inbox would.
+func seedWithMessages(tb testing.TB, n int) json.RawMessage {
+	tb.Helper()
+	msgs := make([]map[string]any, n)
+	for i := range msgs {
+		msgs[i] = map[string]any{
+			"from": "alice@example.com", "to": []string{"pome-agent@acme.test"},
+			"subject": "Order #" + strconv.Itoa(i+1), "text": "Where is my order?",
+			"date": "2026-12-01T09:30:00Z", "labels": []string{"INBOX", "UNREAD"},
+		}
+	}
+	raw, err := json.Marshal(map[string]any{"mailboxes": []any{
+		map[string]any{"address": "pome-agent@acme.test", "name": "Pome Agent", "messages": msgs},
+		map[string]any{"address": "alice@example.com", "name": "Alice Example"},
+	}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
+}
+
+// Mailboxes find messages through an index (Mailbox.byID). This test pins
+// that it holds exactly the mailbox's messages after every kind of change,
+// and that a copied or decoded world gets its own.
+func checkMessageIndex(t *testing.T, w *World) {
+	t.Helper()
+	for _, mb := range w.Mailboxes {
+		if mb.byID == nil {
+			t.Fatalf("%s: no message index", mb.Address)
+		}
+		if len(mb.byID) != len(mb.Messages) {
+			t.Fatalf("%s: index holds %d messages, the mailbox %d", mb.Address, len(mb.byID), len(mb.Messages))
+		}
+		for _, m := range mb.Messages {
+			if mb.byID[m.ID] != m {
+				t.Fatalf("%s: message %s is not indexed as itself", mb.Address, m.ID)
+			}
+		}
+	}
+}
+
+func TestMessageIndex(t *testing.T) {
+	tw := New()
+	w := twinstest.World(t, tw, SeedExample).(*World)
+	checkMessageIndex(t, w)
+	sent := call(t, tw, w, "send_message", `{"to": ["alice@example.com"], "subject": "Receipt", "body": "Attached."}`)
+	draft := call(t, tw, w, "create_draft", `{"to": ["alice@example.com"], "subject": "Later", "body": "Soon."}`)
+	call(t, tw, w, "send_draft", `{"id": "`+draft["id"].(string)+`"}`)
+	gone := call(t, tw, w, "create_draft", `{"to": ["alice@example.com"], "subject": "Never", "body": "No."}`)
+	call(t, tw, w, "delete_draft", `{"id": "`+gone["id"].(string)+`"}`)
+	call(t, tw, w, "delete_message", `{"messageId": "`+sent["id"].(string)+`"}`)
+	checkMessageIndex(t, w)
+	if w.me().message(sent["id"].(string)) != nil {
+		t.Error("a deleted message is still found")
+	}
+	cp := tw.CopyWorld(w).(*World)
+	checkMessageIndex(t, cp)
+	if cp.me().message(cp.me().Messages[0].ID) == w.me().Messages[0] {
+		t.Error("the copy's index points into the original")
+	}
+	doc, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := tw.DecodeWorld(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMessageIndex(t, dec.(*World))
+}
+
+var benchSizes = []int{10, 1_000, 10_000}
+
+// benchWorld is a world with n messages in the agent's mailbox, the context
+// to call it with, and the named action with its decoded input.
+func benchWorld(b *testing.B, n int, action, args string) (context.Context, *World, twins.Action, any) {
+	b.Helper()
+	tw := New()
+	ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
+	w, err := tw.NewWorld(ctx, seedWithMessages(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, _ := tw.Action(action)
+	in, err := a.Decode(json.RawMessage(args))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ctx, w.(*World), a, in
+}
+
+// BenchmarkSendMessage sends mail to another mailbox of the sandbox from a
+// mailbox of 10 / 1,000 / 10,000 messages; the cost must not grow with it.
+func BenchmarkSendMessage(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			ctx, w, a, in := benchWorld(b, n, "send_message",
+				`{"to": ["alice@example.com"], "subject": "Your order", "body": "It ships today."}`)
+			for b.Loop() {
+				if _, err := a.Run(ctx, w, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkModifyMessage labels one message of a mailbox of 10 / 1,000 /
+// 10,000 messages; the cost must not grow with the mailbox.
+func BenchmarkModifyMessage(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			ctx, w, _, _ := benchWorld(b, n, "send_message", `{}`)
+			id := w.me().Messages[n/2].ID
+			a, _ := New().Action("modify_message")
+			add, err := a.Decode(json.RawMessage(`{"messageId": "` + id + `", "addLabelIds": ["STARRED"]}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			del, err := a.Decode(json.RawMessage(`{"messageId": "` + id + `", "removeLabelIds": ["STARRED"]}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := a.Run(ctx, w, add); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := a.Run(ctx, w, del); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
