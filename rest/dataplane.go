@@ -439,7 +439,12 @@ func etagMatches(header, etag string) bool {
 // status its SDKs take as final (SPEC §10); the tape row keeps tool null.
 func (d *dataPlane) notImplemented(tw *twins.Twin) http.Handler {
 	var supported []string
-	for _, a := range tw.Actions {
+	actions := tw.Actions
+	if tw.GraphQL != nil {
+		// A twin whose API is GraphQL (Linear) has no other surface.
+		actions = append(slices.Clip(actions), tw.GraphQL)
+	}
+	for _, a := range actions {
 		for _, b := range a.Spec().Bindings {
 			supported = append(supported, b.Method+" "+openAPIPath(b.Path))
 		}
@@ -561,6 +566,9 @@ func extractToken(r *http.Request, tw *twins.Twin, body []byte) string {
 				return user
 			}
 			return pass
+		}
+		if tw.BareCredential && !strings.ContainsAny(strings.TrimSpace(h), " \t") {
+			return strings.TrimSpace(h)
 		}
 		return ""
 	}

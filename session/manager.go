@@ -311,6 +311,11 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 		sb.ProviderHashes[name] = HashToken(tok)
 		out.PerTwin[name] = m.TwinURLs(sb.ID, name)
 		cred := Credential{Token: tok, Header: "Authorization", Scheme: "Bearer"}
+		if tw.BareCredential {
+			// Sent as the vendor's SDK sends its API key: the header is
+			// the key alone.
+			cred.Scheme = ""
+		}
 		if tw.UserTokenPrefix != "" {
 			// A user token never names its sandbox: it opens the twin only
 			// on the sandbox's own URL.

@@ -39,6 +39,10 @@ const calls = {
     read: ["get_profile", {}],
     write: (tag) => ["create_label", { name: `node-${tag}` }],
   },
+  linear: {
+    read: ["list_teams", {}],
+    write: (tag) => ["save_issue", { team: "ENG", title: `node-${tag}` }],
+  },
 };
 
 for (const sdk of sdks) {

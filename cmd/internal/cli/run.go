@@ -37,7 +37,8 @@ func (a *App) newRunCmd() *cobra.Command {
 			"POME_TWIN_BASE_URL (the first twin's address) and, per twin,\n" +
 			"POME_<TWIN>_REST_URL, POME_<TWIN>_MCP_URL and POME_<TWIN>_TOKEN; for the SDKs\n" +
 			"that take the server root: POME_STRIPE_API_KEY and POME_STRIPE_API_BASE,\n" +
-			"POME_GITHUB_HOST (github-mcp-server's GITHUB_HOST), POME_GMAIL_ROOT_URL.\n\n" +
+			"POME_GITHUB_HOST (github-mcp-server's GITHUB_HOST), POME_GMAIL_ROOT_URL,\n" +
+			"POME_LINEAR_API_KEY and POME_LINEAR_API_URL (@linear/sdk's apiKey and apiUrl).\n\n" +
 			wrapText("Of this program's own environment the agent inherits only what the original Pome's runner passes on: "+
 				strings.Join(task.SafeParentEnv, ", ")+", and the model providers' keys "+strings.Join(task.ModelProviderEnv, ", ")+". "+
 				task.EnvAllowlist+"=A,B adds names; "+task.EnvInheritAll+"=1 passes everything. POME_* variables never pass "+

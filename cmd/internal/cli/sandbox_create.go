@@ -113,7 +113,7 @@ func createRequest(twins []string, seedPath string, ttl time.Duration, ttlSet bo
 		}
 	}
 	if len(req.Twins) == 0 {
-		return req, usageErrorf("at least one --twin is required (github, slack, stripe, gmail)")
+		return req, usageErrorf("at least one --twin is required (github, slack, stripe, gmail, linear)")
 	}
 	if ttlSet {
 		if ttl <= 0 || ttl%time.Second != 0 {

@@ -292,7 +292,7 @@ func TestTwinStartErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown twin", nil, []string{"linear"}, ExitUsage, `unknown twin "linear" (available: github, slack, stripe, gmail)`},
+		{"unknown twin", nil, []string{"jira"}, ExitUsage, `unknown twin "jira" (available: github, slack, stripe, gmail, linear)`},
 		{"no twin", nil, nil, ExitUsage, "accepts 1 arg"},
 		{"port zero", nil, []string{"github", "--port", "0"}, ExitUsage, "invalid --port 0"},
 		{"port too big", nil, []string{"github", "--port", "70000"}, ExitUsage, "invalid --port 70000"},
@@ -332,7 +332,7 @@ func TestTwinNewSeedErrors(t *testing.T) {
 	if r.code != ExitUsage || !strings.Contains(r.stderr, "no standalone github twin was started in this folder") {
 		t.Fatalf("not started: %+v", r)
 	}
-	for _, args := range [][]string{{"twin", "new-seed"}, {"twin", "new-seed", "linear"}, {"twin", "new-seed", "github", "github"}} {
+	for _, args := range [][]string{{"twin", "new-seed"}, {"twin", "new-seed", "jira"}, {"twin", "new-seed", "github", "github"}} {
 		if r := runCLI(t, args...); r.code != ExitUsage {
 			t.Errorf("%v: %+v", args, r)
 		}
