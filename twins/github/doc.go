@@ -90,7 +90,9 @@
 // plain methods the library checks against it when the twin is built, with
 // no generated code to keep in step (gqlgen's way). Resolvers are in this
 // package (gql*.go) because they read through the one checked repository
-// lookup (World.repo) and write only by running the twin's actions.
+// lookup (World.repo) and write only by running the twin's actions, through
+// twins/gqlbind, which binds every twin's GraphQL to its actions the same
+// way and tapes a request with the tool of the action it performed.
 //
 // # Search
 //

@@ -82,7 +82,7 @@ func (gqlRoot) Nodes(ctx context.Context, args struct{ IDs []graphql.ID }) []*no
 
 func (gqlRoot) RateLimit(ctx context.Context, args struct{ DryRun bool }) *rateLimitR {
 	s := gqlFrom(ctx)
-	return &rateLimitR{at: twins.EnvFrom(s.ctx).Now().Add(time.Hour)}
+	return &rateLimitR{at: twins.EnvFrom(s.Context()).Now().Add(time.Hour)}
 }
 
 // rateLimitR is GraphQL's rate limit: every query costs one point of a

@@ -12,8 +12,9 @@
 // seed_original.go).
 //
 // GraphQL (gql*.go) is a subset of Linear's own schema served with
-// github.com/graph-gophers/graphql-go, as the GitHub twin's is; mutations
-// run the MCP tools' actions, so a request is taped with the name of the
-// tool that does the same thing. FIDELITY.md says where the twin differs
+// github.com/graph-gophers/graphql-go and bound to the twin's actions by
+// twins/gqlbind, as the GitHub twin's is; mutations run the MCP tools'
+// actions, so a request is taped with the name of the tool that does the
+// same thing. FIDELITY.md says where the twin differs
 // from Linear.
 package linear

@@ -19,13 +19,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-	"sync"
 	"time"
 
 	graphql "github.com/graph-gophers/graphql-go"
 
 	"github.com/pomehq/pome/twins"
+	"github.com/pomehq/pome/twins/gqlbind"
 )
 
 //go:embed gql_schema.graphql
@@ -48,11 +47,7 @@ const (
 )
 
 // GraphQLIn is a GraphQL request: Linear's POST body.
-type GraphQLIn struct {
-	Query         string          `json:"query,omitempty" jsonschema:"The GraphQL document"`
-	Variables     json.RawMessage `json:"variables,omitempty" jsonschema:"Values of the document's variables"`
-	OperationName string          `json:"operationName,omitempty" jsonschema:"The operation to run when the document has several"`
-}
+type GraphQLIn = gqlbind.Request
 
 // graphqlAction serves POST …/graphql, and GET …/schema.graphql answers the
 // schema the endpoint serves. It is the twin's GraphQL field (not an MCP
@@ -69,28 +64,14 @@ var graphqlAction = twins.New(twins.Spec{
 		}},
 	},
 }, func(ctx context.Context, w *World, in GraphQLIn) (json.RawMessage, error) {
-	call := twins.CallFrom(ctx)
-	defer func() {
-		if !call.Mutated() {
-			twins.Unchanged(ctx)
-		}
-	}()
-	if strings.TrimSpace(in.Query) == "" {
+	st := &gqlState{Call: gqlbind.NewCall(ctx), w: w}
+	resp, fail := gqlbind.Exec(ctx, gqlSchema, in, &st.Call, st)
+	switch fail {
+	case gqlbind.NoQuery:
 		return gqlFailure("Must provide query string.", "GRAPHQL_PARSE_FAILED"), nil
+	case gqlbind.BadVariables:
+		return gqlFailure("Variables are invalid JSON.", "BAD_USER_INPUT"), nil
 	}
-	var vars map[string]any
-	if v := strings.TrimSpace(string(in.Variables)); v != "" && v != "null" {
-		if err := json.Unmarshal(in.Variables, &vars); err != nil || vars == nil {
-			return gqlFailure("Variables are invalid JSON.", "BAD_USER_INPUT"), nil
-		}
-	}
-	st := &gqlState{w: w, ctx: ctx}
-	resp := gqlSchema.Exec(context.WithValue(ctx, gqlKey{}, st), in.Query, in.OperationName, vars)
-	tool := st.tool
-	if tool == "" {
-		tool = "graphql"
-	}
-	call.SetTool(tool)
 	return gqlEnvelope(resp)
 })
 
@@ -155,57 +136,30 @@ func gqlEnvelope(resp *graphql.Response) (json.RawMessage, error) {
 	return b, nil
 }
 
-type gqlKey struct{}
-
-// gqlState is one GraphQL request's view of the world.
+// gqlState is one GraphQL request's view of the world (gqlbind.State
+// finds it in a resolver's context).
 type gqlState struct {
-	w   *World
-	ctx context.Context
-
-	mu   sync.Mutex
-	tool string
-	rank int
+	gqlbind.Call
+	w *World
 }
 
-func gqlFrom(ctx context.Context) *gqlState { return ctx.Value(gqlKey{}).(*gqlState) }
+func gqlFrom(ctx context.Context) *gqlState { return gqlbind.State[*gqlState](ctx) }
 
-// Ranks of the tools a request may be taped with: the most specific action
-// it performed wins (a team's issues are list_issues, not get_team), a
-// write over any read, and among equals the first name.
+// Ranks of the tools a request may be taped with (gqlbind.Call.Stamp): the
+// most specific action it performed wins (a team's issues are list_issues,
+// not get_team), a write over any read.
 const (
 	rankObject = 1 + iota
 	rankList
-	rankWrite = 10
+	rankWrite = gqlbind.RankWrite
 )
 
-func (s *gqlState) stamp(tool string, rank int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if rank > s.rank || rank == s.rank && tool < s.tool {
-		s.tool, s.rank = tool, rank
-	}
-}
+func (s *gqlState) stamp(tool string, rank int) { s.Stamp(tool, rank) }
 
-// run performs a write through the twin's action, so that its rules and
-// its tape stamp are those of the MCP call. The action runs with a call
-// record of its own, so that one mutation that changes nothing does not
-// hide another's change.
+// run performs a write through the twin's action (gqlbind.Call.Run).
 func (s *gqlState) run(a twins.Action, in any) (any, error) {
-	ctx, sub := twins.WithCall(s.ctx)
-	s.stamp(a.Name(), rankWrite)
-	out, err := a.Run(ctx, s.w, in)
-	if err != nil {
-		return nil, err
-	}
-	if sub.Mutated() {
-		gqlChanged.Run(s.ctx, s.w, struct{}{})
-	}
-	return out, nil
+	return s.Call.Run(a, s.w, in)
 }
-
-// gqlChanged marks the request's call record as having changed state.
-var gqlChanged = twins.New(twins.Spec{Name: "graphql", Effect: twins.Write},
-	func(context.Context, *World, struct{}) (struct{}, error) { return struct{}{}, nil })
 
 // Scalars.
 

@@ -92,7 +92,7 @@ func ids[T any](items []T, id func(T) string) []string {
 // issueConn filters, orders and pages issues. Archived issues are left
 // out unless includeArchived.
 func (s *gqlState) issueConn(all []*Issue, a pageArgs, f *inIssueFilter, sorts *[]inIssueSortInput) (*conn[*issueR], error) {
-	fm, now := filterMap(f), now(s.ctx)
+	fm, now := filterMap(f), now(s.Context())
 	var keep []*Issue
 	for _, is := range all {
 		if is.ArchivedAt != nil && (a.IncludeArchived == nil || !*a.IncludeArchived) {
@@ -199,7 +199,7 @@ func pageOf[T timed, R any](s *gqlState, all []T, a pageArgs, keep func(T) bool,
 }
 
 func (s *gqlState) filterFn(f any, v func(any) view) func(any) bool {
-	fm, now := filterMap(f), now(s.ctx)
+	fm, now := filterMap(f), now(s.Context())
 	return func(x any) bool { return fm == nil || matches(v(x), fm, now) }
 }
 

@@ -494,7 +494,7 @@ func (r *cycleR) EndsAt() gqlTime {
 	return timeOf(*r.c.EndsAt)
 }
 func (r *cycleR) IsActive() bool {
-	now := now(r.s.ctx)
+	now := now(r.s.Context())
 	return !now.Before(r.StartsAt().Time) && now.Before(r.EndsAt().Time)
 }
 
