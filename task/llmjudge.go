@@ -168,7 +168,7 @@ func (j *LLMJudge) Judge(ctx context.Context, c CriterionResult) (bool, string, 
 
 // JudgeSystemPrompt tells the model its job and the answer's shape.
 const JudgeSystemPrompt = "You grade one success criterion of a task that an AI agent carried out against " +
-	"simulated SaaS APIs (digital twins of GitHub, Slack, Stripe and Gmail). Every call the agent made is on " +
+	"simulated SaaS APIs (digital twins of GitHub, Slack, Stripe, Gmail and Linear). Every call the agent made is on " +
 	"the twins' tapes, oldest first, with its request and the twin's response; the agent's own output is " +
 	"shown as well. Decide only from this evidence whether the criterion holds; if the evidence does not " +
 	"show it, it does not hold. Answer with one JSON object and nothing else: " +

@@ -27,7 +27,7 @@ func (a *App) newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "pome",
 		Short: "Digital twins of SaaS APIs for testing agents",
-		Long: "pome runs digital twins of GitHub, Slack, Stripe and Gmail inside sandboxes\n" +
+		Long: "pome runs digital twins of GitHub, Slack, Stripe, Gmail and Linear inside sandboxes\n" +
 			"(`pome serve`) and talks to a Pome server's control plane. Offline, with no\n" +
 			"server, account, key or model: `demo` (a bundled task, its agent and an\n" +
 			"embedded server), `twin start|status|new-seed` (one twin in the foreground),\n" +
