@@ -51,7 +51,7 @@ func outputOf(res *mcp.CallToolResult) (toolOutput, bool) {
 // _meta already encoded, and complete adds the resultType the 2026
 // protocol's results carry.
 func appendToolResult(dst []byte, o toolOutput, meta []byte, complete bool) (out, content []byte) {
-	const head, tail = `"content":[{"type":"text","text":`, `}]`
+	const head = `"content":[{"type":"text","text":`
 	dst = append(dst, '{')
 	if meta != nil {
 		dst = append(append(append(dst, `"_meta":`...), meta...), ',')
@@ -69,7 +69,13 @@ func appendToolResult(dst []byte, o toolOutput, meta []byte, complete bool) (out
 		quoted, _ := json.Marshal(string(o.text))
 		dst = append(dst, quoted...)
 	}
-	dst = append(dst, tail...)
+	dst = append(dst, '}')
+	if o.resource != nil {
+		// Marshalling resource contents the twin built cannot fail.
+		res, _ := json.Marshal(&mcp.EmbeddedResource{Resource: o.resource})
+		dst = append(append(dst, ','), res...)
+	}
+	dst = append(dst, ']')
 	end := len(dst)
 	if o.structured {
 		dst = append(append(dst, `,"structuredContent":`...), o.text...)

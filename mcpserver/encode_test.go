@@ -189,3 +189,28 @@ func TestEncodeToolResultQuotesLikeMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendToolResultWithResource: a text and an embedded resource (a
+// file's contents) are encoded by the fast path as json.Marshal encodes
+// the SDK's result, and taped the same way.
+func TestAppendToolResultWithResource(t *testing.T) {
+	for _, rc := range []*mcp.ResourceContents{
+		{URI: "repo://acme/api/sha/abc/contents/README.md", MIMEType: "text/plain; charset=utf-8", Text: "# api\n<&>\u2028"},
+		{URI: "repo://acme/api/sha/abc/contents/logo.png", MIMEType: "image/png", Blob: []byte{0x89, 'P', 'N', 'G', 0}},
+	} {
+		o := toolOutput{text: []byte("successfully downloaded text file (SHA: abc)"), resource: rc}
+		res := o.result()
+		want, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantTaped, _ := json.Marshal(map[string]any{"result": res})
+		got, content := appendToolResult(nil, o, nil, false)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("appended:\n got %s\nwant %s", got, want)
+		}
+		if taped := tapedResult(content, false); !bytes.Equal(taped, wantTaped) {
+			t.Fatalf("taped:\n got %s\nwant %s", taped, wantTaped)
+		}
+	}
+}

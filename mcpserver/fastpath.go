@@ -250,10 +250,10 @@ func fastCall(tw *twins.Twin, body []byte) (rpcRequest, twins.Action, bool) {
 //   - read: the tool only reads, whichever protocol version and path (fast
 //     or the SDK's) answer it. The data plane serves such a call from the
 //     sandbox record it already holds, as it does a REST GET
-//     (session.Manager.AuthorizeRead), and holds its answer until its row
-//     is taped; a call it misjudges would only be refused and served again.
+//     (session.CallRead), and holds its answer until its row is taped; a
+//     call it misjudges would only be refused and served again.
 //   - write: the tool may write. The data plane holds the answer until the
-//     write is stored with its row (session.Manager.HoldWrites), whichever
+//     write is stored with its row (session.CallWrite), whichever
 //     path answers it: both run the call and tape it before the handler
 //     returns (the SDK's path waits for the runs it started, passOn).
 //

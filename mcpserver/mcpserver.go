@@ -93,7 +93,9 @@ func Tool(a twins.Action) *mcp.Tool {
 			OpenWorldHint:   &open,
 		},
 	}
-	if out := a.OutputSchema(); out != nil {
+	// An action with an MCP form of its own answers in the vendor's MCP
+	// shape, which its output type does not describe.
+	if out := a.OutputSchema(); out != nil && s.MCP == nil {
 		t.OutputSchema = out
 	}
 	return t
@@ -116,11 +118,17 @@ type toolOutput struct {
 	marshalled bool
 	structured bool
 	isError    bool
+	// resource, when set, follows the text as an embedded resource
+	// (twins.MCPResult).
+	resource *mcp.ResourceContents
 }
 
 // result is the CallToolResult o stands for.
 func (o toolOutput) result() *mcp.CallToolResult {
 	res := &mcp.CallToolResult{IsError: o.isError, Content: []mcp.Content{&mcp.TextContent{Text: string(o.text)}}}
+	if o.resource != nil {
+		res.Content = append(res.Content, &mcp.EmbeddedResource{Resource: o.resource})
+	}
 	if o.structured {
 		res.StructuredContent = json.RawMessage(o.text)
 	}
@@ -142,16 +150,24 @@ func runTool(ctx context.Context, m *session.Manager, tw *twins.Twin, a twins.Ac
 	}
 	// The output is encoded while the world is still held: it may point
 	// into it.
-	var text []byte
+	var o toolOutput
 	_, err = m.Invoke(ctx, p.Sandbox, tw, a, in, func(out any) error {
-		var err error
-		text, err = json.Marshal(out)
+		if r, ok := out.(*twins.MCPResult); ok {
+			o = toolOutput{text: []byte(r.Text)}
+			if rc := r.Resource; rc != nil {
+				o.resource = &mcp.ResourceContents{URI: rc.URI, MIMEType: rc.MIMEType, Text: rc.Text, Blob: rc.Blob}
+			}
+			return nil
+		}
+		text, err := json.Marshal(out)
+		o = toolOutput{text: text, marshalled: true}
 		return err
 	})
 	if err != nil {
 		return errorOutput(tw, twins.AsError(err), errBody)
 	}
-	return toolOutput{text: text, marshalled: true, structured: a.OutputSchema() != nil && len(text) > 0 && text[0] == '{'}
+	o.structured = o.marshalled && a.Spec().MCP == nil && a.OutputSchema() != nil && len(o.text) > 0 && o.text[0] == '{'
+	return o
 }
 
 func errorOutput(tw *twins.Twin, e *twins.Error, errBody ErrorBody) toolOutput {

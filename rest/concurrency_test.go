@@ -133,7 +133,13 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 							json.Unmarshal([]byte(text), &out)
 						}
 						if twin == "github" {
-							ids <- fmt.Sprint(out["number"])
+							// REST answers the issue; MCP github-mcp-server's
+							// {id, url}, the url ending in the number.
+							n := fmt.Sprint(out["number"])
+							if u, ok := out["url"].(string); ok && out["number"] == nil {
+								n = u[strings.LastIndex(u, "/")+1:]
+							}
+							ids <- n
 						} else {
 							ids <- fmt.Sprint(out["id"])
 						}

@@ -28,6 +28,13 @@ import (
 // dataPlane serves {base}/{twin}/s/{sid}/…: it decides who is calling
 // before any twin runs (one opaque 404 for every refusal), then hands the
 // request to the twin's REST routes, its MCP endpoint or the _pome reads.
+//
+// Every call it serves (REST, GraphQL, MCP, each request of an MCP batch)
+// goes through a session.Call (serveCall), which owns the call's
+// consistency: authorization, speculative reads, writes held until stored
+// with their tape row, serving a call again. What stays here is HTTP's
+// side of it: what kind of call a request is, where a held answer waits,
+// the rate limit, and refusals in the twin's envelope.
 type dataPlane struct {
 	srv     *Server
 	routers map[string]*routeTable
@@ -108,58 +115,21 @@ func (d *dataPlane) serveElement(w http.ResponseWriter, r *http.Request, body []
 }
 
 // serveCall serves one call once its body is read and its credential
-// found: authorized, and where the store asks for it served from the
-// record this process holds (a read) or held until stored with its row (a
-// write), and served again when either turns out stale.
+// found, through a session.Call, which owns the call's consistency
+// (authorization, speculative reads, held writes, serving again). What is
+// left here is HTTP's part: what kind of call the request is, where a
+// held answer waits, one count against the rate limit however many
+// attempts the call takes, and the refusals in the twin's envelope.
 func (d *dataPlane) serveCall(w http.ResponseWriter, r *http.Request, tw *twins.Twin, sid, rest string, body []byte, tooLarge bool, token string) {
-	twinName := tw.Name
-	// A plain read may be served from the sandbox record this process
-	// already holds, checked when its row is taped (Manager.AuthorizeRead);
-	// its answer is held back until then, and thrown away for a second,
-	// ordinary attempt if the record turned out stale.
-	speculate := r.Method == http.MethodGet && !strings.HasPrefix(rest, "/_pome/") && rest != "/openapi.json" && rest != "/mcp"
-	// On a store shared by replicas a write is stored together with its
-	// tape row (session.Manager.HoldWrites): its answer is held back until
-	// then, and the call served again if the write met another's. That
-	// covers REST calls other than GET and HEAD (Pome's own paths never
-	// write twin state).
-	holdWrite := d.srv.Manager.HoldsWrites() && r.Method != http.MethodGet && r.Method != http.MethodHead &&
-		!strings.HasPrefix(rest, "/_pome/") && rest != "/openapi.json" && rest != "/mcp"
-	if rest == "/mcp" && d.srv.Manager.Speculates() {
-		// So may an MCP tools/call of a tool that only reads (never the
-		// GET on /mcp, which opens an event stream), and one that writes
-		// is held when the fast path answers it.
-		var write bool
-		speculate, write = mcpserver.ToolCall(tw, r, body)
-		holdWrite = write && d.srv.Manager.HoldsWrites()
-	}
-	conflicts := 0
+	call := d.srv.Manager.NewCall(sid, tw.Name, token)
+	kind := func() session.CallKind { return callKind(tw, r, rest, body) }
+	var held *heldResponse
 	var rate rateState
 	rated := false
-	for {
-		authorize := d.srv.Manager.Authorize
-		if speculate {
-			authorize = d.srv.Manager.AuthorizeRead
-		}
-		sb, role, err := authorize(r.Context(), sid, twinName, token)
-		if errors.Is(err, session.ErrDenied) {
-			refuse(w, tw, rest, token)
-			return
-		}
-		if err != nil {
-			writeTwinError(w, tw, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox store is unavailable; retry shortly"))
-			return
-		}
-		if sb.Speculative() && sb.State != session.StateReady {
-			speculate = false
-			continue
-		}
-		if holdWrite {
-			d.srv.Manager.HoldWrites(sb, conflicts > 0)
-		}
+	err := call.Do(r.Context(), kind, func(a session.Attempt) {
 		out := w
-		var held *heldResponse
-		if sb.Speculative() || sb.Holding() {
+		held = nil
+		if a.Held {
 			held = &heldResponse{header: http.Header{}}
 			out = held
 		}
@@ -167,50 +137,44 @@ func (d *dataPlane) serveCall(w http.ResponseWriter, r *http.Request, tw *twins.
 			// One call counts once against the rate limit, however many
 			// attempts it takes.
 			var allowed bool
-			rate, allowed = d.srv.allow(sb.ID, tw.Name)
+			rate, allowed = d.srv.allow(a.Sandbox.ID, tw.Name)
 			rate.denied = !allowed
 			rated = true
 		}
-		d.serveHeld(out, r, tw, sb, role, token, body, tooLarge, rest, rate)
-		d.srv.Manager.Settle(r.Context(), sb)
-		if held == nil {
-			return
-		}
-		switch {
-		case sb.StoreFailed(), sb.Holding() && sb.Stale() && conflicts >= maxWriteConflicts:
-			writeTwinError(w, tw, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox store is unavailable; retry shortly"))
-			return
-		case !sb.Stale():
-			held.sendTo(w)
-			return
-		}
-		if sb.Holding() {
-			conflicts++
-		}
-		speculate = false
+		d.serveAuthorized(out, r, tw, a.Sandbox, a.Role, token, body, tooLarge, rest, rate)
+	})
+	switch {
+	case errors.Is(err, session.ErrDenied):
+		refuse(w, tw, rest, token)
+	case err != nil:
+		writeTwinError(w, tw, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox store is unavailable; retry shortly"))
+	case held != nil:
+		held.sendTo(w)
 	}
 }
 
-// serveHeld is serveAuthorized for one attempt at a call; a write the
-// attempt holds for its row is abandoned, stored nowhere, if the attempt
-// panics (net/http recovers the panic; the lock and lease must not stay).
-func (d *dataPlane) serveHeld(w http.ResponseWriter, r *http.Request, tw *twins.Twin, sb *session.Sandbox, role session.Role,
-	token string, body []byte, tooLarge bool, rest string, rate rateState) {
-	if sb.Holding() {
-		defer func() {
-			if p := recover(); p != nil {
-				d.srv.Manager.Abandon(sb)
-				panic(p)
-			}
-		}()
+// callKind says what a request may do to the twin's state: a REST GET
+// reads, any other method but HEAD may write, an MCP tools/call is what
+// its tool is (never the GET on /mcp, which opens an event stream, nor a
+// batch, whose requests are calls of their own), and Pome's own paths
+// never touch twin state.
+func callKind(tw *twins.Twin, r *http.Request, rest string, body []byte) session.CallKind {
+	switch {
+	case rest == "/mcp":
+		switch read, write := mcpserver.ToolCall(tw, r, body); {
+		case read:
+			return session.CallRead
+		case write:
+			return session.CallWrite
+		}
+		return session.CallOther
+	case strings.HasPrefix(rest, "/_pome/"), rest == "/openapi.json", r.Method == http.MethodHead:
+		return session.CallOther
+	case r.Method == http.MethodGet:
+		return session.CallRead
 	}
-	d.serveAuthorized(w, r, tw, sb, role, token, body, tooLarge, rest, rate)
+	return session.CallWrite
 }
-
-// maxWriteConflicts bounds how often a held write is served again. After
-// the first conflict it runs under the twin's lease, where only a lease
-// that lapsed (a write stalled for seconds) can conflict again.
-const maxWriteConflicts = 4
 
 // serveAuthorized serves a data-plane request once its sandbox record and
 // the caller's role are known.
@@ -475,7 +439,12 @@ func etagMatches(header, etag string) bool {
 // status its SDKs take as final (SPEC §10); the tape row keeps tool null.
 func (d *dataPlane) notImplemented(tw *twins.Twin) http.Handler {
 	var supported []string
-	for _, a := range tw.Actions {
+	actions := tw.Actions
+	if tw.GraphQL != nil {
+		// A twin whose API is GraphQL (Linear) has no other surface.
+		actions = append(slices.Clip(actions), tw.GraphQL)
+	}
+	for _, a := range actions {
 		for _, b := range a.Spec().Bindings {
 			supported = append(supported, b.Method+" "+openAPIPath(b.Path))
 		}
@@ -597,6 +566,9 @@ func extractToken(r *http.Request, tw *twins.Twin, body []byte) string {
 				return user
 			}
 			return pass
+		}
+		if tw.BareCredential && !strings.ContainsAny(strings.TrimSpace(h), " \t") {
+			return strings.TrimSpace(h)
 		}
 		return ""
 	}

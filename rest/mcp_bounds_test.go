@@ -52,9 +52,12 @@ type rpcAnswer struct {
 // made the server build answers of hundreds of megabytes.
 func TestMCPBatchBounded(t *testing.T) {
 	s := startReal(t, rest.Config{}, nil)
-	c := s.create(t, s.KeyA, "github")
-	url := c.PerTwin["github"].MCPURL
-	hdr := mcpHeaders(c.AgentToken, "2025-03-26")
+	// The answer bound is measured with Stripe's tools/list, the largest
+	// a twin answers (GitHub's tools declare no output schemas, as
+	// github-mcp-server's do not).
+	sc := s.create(t, s.KeyA, "stripe")
+	url := sc.PerTwin["stripe"].MCPURL
+	hdr := mcpHeaders(sc.AgentToken, "2025-03-26")
 	list := func(n int) string {
 		parts := make([]string, n)
 		for i := range parts {
@@ -62,7 +65,7 @@ func TestMCPBatchBounded(t *testing.T) {
 		}
 		return "[" + strings.Join(parts, ",") + "]"
 	}
-	rows := func() int { return len(s.tape(t, c, "github")) }
+	rows := func() int { return len(s.tape(t, sc, "stripe")) }
 
 	// One tools/list alone, to know its size.
 	st, _, one := do(t, "POST", url, hdr, `{"jsonrpc":"2.0","id":0,"method":"tools/list"}`)
@@ -116,6 +119,9 @@ func TestMCPBatchBounded(t *testing.T) {
 
 	// A mixed batch: each element answered as it would be alone, a
 	// notification not at all, a write applied once.
+	c := s.create(t, s.KeyA, "github")
+	url = c.PerTwin["github"].MCPURL
+	hdr = mcpHeaders(c.AgentToken, "2025-03-26")
 	stateBefore := s.state(t, s.KeyA, c.SessionID, "github")
 	mixed := `[` + createIssueCall + `,{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"u","method":"no/such"},[1]]`
 	st, _, b = do(t, "POST", url, hdr, mixed)

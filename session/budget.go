@@ -15,6 +15,18 @@ import (
 // document (what GET …/state answers), a tape as its rows' encodings. Both
 // are exact and cost nothing extra to know where the store encodes anyway,
 // and a decoded world holds about as much memory as its document.
+//
+// The Redis store applies WorldBytes only (the manager measures the world
+// a write leaves); the server budgets and the team share are the memory
+// store's, and a Redis deployment is sized with Redis's own maxmemory.
+// Holding them on Redis is not a counter away: a total spans sandboxes, so
+// it lives outside every sandbox's hash slot, while a write's and an
+// append's script run in the sandbox's slot and a Redis Cluster refuses a
+// script over two slots (rediskeys.go); charging it in a round trip of its
+// own would add one to every call, each of which appends a row; and
+// nothing runs when a sandbox's keys expire, so what it held would have to
+// be given back lazily (holders in a sorted set by retain-until, swept by
+// the script that charges, as teamOpenKey is for the quota).
 type Budgets struct {
 	// WorldBytes caps one twin's world in a sandbox, at create (the seed's
 	// world) and on every write that would grow it past.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -75,3 +76,52 @@ var (
 
 // DropCachedWorld forgets the world this process holds for a twin.
 func (s *RedisStore) DropCachedWorld(id, twin string) { s.worlds.drop(id, twin) }
+
+// The steps of a call's protocol (call.go), for tests that take them one
+// at a time rather than through Call.Do.
+func (m *Manager) HoldWrites(sb *Sandbox, afterConflict bool) { m.holdWrites(sb, afterConflict) }
+func (m *Manager) Settle(ctx context.Context, sb *Sandbox)    { m.settle(ctx, sb) }
+func (m *Manager) Abandon(sb *Sandbox)                        { m.abandon(sb) }
+func (m *Manager) HoldsWrites() bool                          { return m.holdsWrites() }
+func (m *Manager) AuthorizeRead(ctx context.Context, id, twin, token string) (*Sandbox, Role, error) {
+	return m.authorizeRead(ctx, id, twin, token)
+}
+func (sb *Sandbox) Holding() bool     { return sb.holding() }
+func (sb *Sandbox) StoreFailed() bool { return sb.storeFailed() }
+
+// HoldingStore is a Store that says it holds writes for their rows (as a
+// store shared by replicas does) without storing anything differently:
+// settling an attempt marks it refused as stale while Conflict is set,
+// and failed while Fail is set. It lets tests drive Call through outcomes
+// a real store gives only under races or faults.
+type HoldingStore struct {
+	Store
+	Conflict, Fail     atomic.Bool
+	Settled, Abandoned atomic.Int32
+	HeldLeased         atomic.Int32
+}
+
+func (s *HoldingStore) holdWrites(sb *Sandbox, afterConflict bool) {
+	sb.hold = &heldWrite{leased: afterConflict}
+	if afterConflict {
+		s.HeldLeased.Add(1)
+	}
+}
+
+func (s *HoldingStore) settle(ctx context.Context, sb *Sandbox) {
+	s.Settled.Add(1)
+	if s.Conflict.Load() {
+		sb.hold.stale.Store(true)
+	}
+	if s.Fail.Load() {
+		sb.hold.failed.Store(true)
+	}
+}
+
+func (s *HoldingStore) abandon(sb *Sandbox) {
+	s.Abandoned.Add(1)
+	sb.hold.failed.Store(true)
+}
+
+// MaxWriteConflicts bounds how often Call serves a held write again.
+const MaxWriteConflicts = maxWriteConflicts

@@ -311,6 +311,11 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 		sb.ProviderHashes[name] = HashToken(tok)
 		out.PerTwin[name] = m.TwinURLs(sb.ID, name)
 		cred := Credential{Token: tok, Header: "Authorization", Scheme: "Bearer"}
+		if tw.BareCredential {
+			// Sent as the vendor's SDK sends its API key: the header is
+			// the key alone.
+			cred.Scheme = ""
+		}
 		if tw.UserTokenPrefix != "" {
 			// A user token never names its sandbox: it opens the twin only
 			// on the sandbox's own URL.
@@ -464,13 +469,13 @@ func (m *Manager) Authorize(ctx context.Context, id, twin, token string) (*Sandb
 	return m.authorize(ctx, id, twin, HashToken(token))
 }
 
-// AuthorizeRead is Authorize for a call that only reads (a GET): where the
+// authorizeRead is Authorize for a call that only reads (CallRead): where the
 // store can, the record comes from what this process holds, without a
 // round trip, and is checked when the call's row is taped (see
-// redis_spec.go). The caller must then serve the call again with Authorize
-// if the record turns out Stale. A refusal is never speculative: a record
+// redis_spec.go); Call serves the call again with Authorize if the record
+// turns out Stale. A refusal is never speculative: a record
 // that would refuse the call is read again first.
-func (m *Manager) AuthorizeRead(ctx context.Context, id, twin, token string) (*Sandbox, Role, error) {
+func (m *Manager) authorizeRead(ctx context.Context, id, twin, token string) (*Sandbox, Role, error) {
 	if !ValidSandboxID(id) || token == "" {
 		return nil, RoleNone, ErrDenied
 	}
@@ -485,11 +490,11 @@ func (m *Manager) AuthorizeRead(ctx context.Context, id, twin, token string) (*S
 	return m.authorize(ctx, id, twin, presented)
 }
 
-// Speculates reports whether AuthorizeRead can answer from a record this
+// speculates reports whether authorizeRead can answer from a record this
 // process holds (a store shared by replicas); with any other store it is
-// Authorize under another name, and callers need not work out whether a
-// call is a read.
-func (m *Manager) Speculates() bool {
+// Authorize under another name, and Call need not ask whether a call is a
+// read.
+func (m *Manager) speculates() bool {
 	_, ok := m.Store.(speculativeGetter)
 	return ok
 }

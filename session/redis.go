@@ -494,7 +494,7 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 		// A second write in one call: the first is saved alone first, so
 		// that this one starts from it (and the lock it holds is free).
 		s.settle(ctx, sb)
-		if sb.Stale() || sb.StoreFailed() {
+		if sb.Stale() || sb.storeFailed() {
 			return ErrStale
 		}
 	}

@@ -21,27 +21,28 @@ import (
 // what checks grade.
 //
 // When the caller can hold the call's answer until its row is stored, and
-// serve the call again if need be (the data plane does, for a REST write or
-// an MCP tools/call the fast path answers; Manager.HoldWrites), the save
-// waits for the row: Update
-// runs the write, keeps the world it made and returns, still holding the
-// twin's in-process lock and, if it took one, its Redis lease. Append then
-// stores the world and the row in one script (saveAppendScript), which
-// checks what a save checks (the version read, the lease) first. So a write
-// is saved with its row or not at all, and costs one script instead of two.
+// serve the call again if need be (Call does, for a call of kind
+// CallWrite: a REST write, an MCP tools/call of a tool that writes), the
+// save waits for the row: Update runs the write, keeps the world it made
+// and returns, still holding the twin's in-process lock and, if it took
+// one, its Redis lease. Append then stores the world and the row in one
+// script (saveAppendScript), which checks what a save checks (the version
+// read, the lease) first. So a write is saved with its row or not at all,
+// and costs one script instead of two.
 //
 // A save that finds the version moved on (a write that started from the
 // cached world without a lease, and met another replica's write) stores
 // nothing, as before; but the call's answer is already shaped, so the call
 // is refused as stale (ErrStale) and the caller serves it again, this time
-// under the lease (HoldWrites with afterConflict), where only a lapsed
+// under the lease (holdWrites with afterConflict), where only a lapsed
 // lease can conflict. A script that cannot reach Redis lets the in-process
 // lock go at once (the other writers of the twin must not queue behind
 // Record's retries); given up, the call is answered as a store failure,
-// its lease released (Settle). A call that never appends its row (no code
+// its lease released (settle). A call that never appends its row (no code
 // path of the data plane does, but a write must not hang on that) has its
 // world saved alone when the caller settles it, and one that panics is
-// abandoned, storing nothing (Abandon).
+// abandoned, storing nothing (abandon). Call (call.go) drives all of
+// this; nothing outside the package sees it.
 
 // heldWrite marks a record whose writes wait for the call's row.
 type heldWrite struct {
@@ -91,47 +92,47 @@ type writeHolder interface {
 	abandon(sb *Sandbox)
 }
 
-// HoldsWrites reports whether the store can hold a write's save until its
+// holdsWrites reports whether the store can hold a write's save until its
 // row is taped (a store shared by replicas).
-func (m *Manager) HoldsWrites() bool {
+func (m *Manager) holdsWrites() bool {
 	_, ok := m.Store.(writeHolder)
 	return ok
 }
 
-// HoldWrites marks sb, a record authorized for one call that the caller
-// answers only once its row is taped, so that a write the call makes is
-// stored with that row, in one step. The caller must then hold the answer
-// back until the call is recorded, serve the call again (with
-// afterConflict) when sb turns out Stale, answer a retryable 503 when
-// StoreFailed, and call Settle once the attempt is over. It does nothing
-// with a store that cannot (HoldsWrites false) or on a speculative record.
-func (m *Manager) HoldWrites(sb *Sandbox, afterConflict bool) {
+// holdWrites marks sb, a record authorized for one attempt at a call that
+// is answered only once its row is taped, so that a write the call makes
+// is stored with that row, in one step. Call then holds the answer back
+// until the call is recorded, serves the call again (with afterConflict)
+// when sb turns out Stale, answers unavailable when storeFailed, and
+// settles the attempt once it is over. It does nothing with a store that
+// cannot (holdsWrites false) or on a speculative record.
+func (m *Manager) holdWrites(sb *Sandbox, afterConflict bool) {
 	if h, ok := m.Store.(writeHolder); ok && sb != nil && sb.spec == nil {
 		h.holdWrites(sb, afterConflict)
 	}
 }
 
-// Settle ends one attempt at a call made with a record marked by
-// HoldWrites: a write still waiting for a row that was never appended is
+// settle ends one attempt at a call made with a record marked by
+// holdWrites: a write still waiting for a row that was never appended is
 // saved alone; one whose append failed for good is given up, its lease and
-// lock released. Settle is safe on any record.
-func (m *Manager) Settle(ctx context.Context, sb *Sandbox) {
+// lock released. settle is safe on any record.
+func (m *Manager) settle(ctx context.Context, sb *Sandbox) {
 	if h, ok := m.Store.(writeHolder); ok && sb != nil && sb.hold != nil {
 		h.settle(ctx, sb)
 	}
 }
 
-// Abandon gives up a write still waiting for its row, storing nothing,
+// abandon gives up a write still waiting for its row, storing nothing,
 // and lets go of its lock and lease: for an attempt that ends in a panic,
-// whose answer never leaves. Abandon is safe on any record.
-func (m *Manager) Abandon(sb *Sandbox) {
+// whose answer never leaves. abandon is safe on any record.
+func (m *Manager) abandon(sb *Sandbox) {
 	if h, ok := m.Store.(writeHolder); ok && sb != nil && sb.hold != nil {
 		h.abandon(sb)
 	}
 }
 
-// Holding reports whether sb was marked by HoldWrites.
-func (sb *Sandbox) Holding() bool { return sb != nil && sb.hold != nil }
+// holding reports whether sb was marked by holdWrites.
+func (sb *Sandbox) holding() bool { return sb != nil && sb.hold != nil }
 
 func (s *RedisStore) holdWrites(sb *Sandbox, afterConflict bool) {
 	sb.hold = &heldWrite{leased: afterConflict}
@@ -172,7 +173,7 @@ func (s *RedisStore) appendSaving(ctx context.Context, sb *Sandbox, row *tape.Ro
 		data, s.maxTapeRows, callID(ctx), strconv.FormatInt(p.ver, 10), p.payload, p.token, p.kind).Int64()
 	if err != nil {
 		// Kept for Manager.Record's retries (the same call id), or for
-		// Settle to give up. The in-process lock only spares this
+		// settle to give up. The in-process lock only spares this
 		// process's writers a conflict; it is not held while Redis is
 		// unreachable, or they would queue behind retries that may last
 		// seconds.

@@ -55,11 +55,11 @@ func (sb *Sandbox) Stale() bool {
 	return sb != nil && (sb.spec != nil && sb.spec.stale.Load() || sb.hold != nil && sb.hold.stale.Load())
 }
 
-// StoreFailed reports whether the store failed when it was to check sb, a
+// storeFailed reports whether the store failed when it was to check sb, a
 // speculative record, or to store the held write made with it: the call
 // made with it must be answered as a store failure (a retryable 503), as
 // its authorization would have been.
-func (sb *Sandbox) StoreFailed() bool {
+func (sb *Sandbox) storeFailed() bool {
 	return sb != nil && (sb.spec != nil && sb.spec.failed.Load() || sb.hold != nil && sb.hold.failed.Load())
 }
 

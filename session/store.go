@@ -53,7 +53,7 @@ type Sandbox struct {
 	// from the store (RedisStore.GetCached); nil otherwise.
 	spec *speculation
 	// hold is set on a record whose writes wait for the call's tape row
-	// (Manager.HoldWrites); nil otherwise.
+	// (Manager.holdWrites, driven by Call); nil otherwise.
 	hold *heldWrite
 }
 

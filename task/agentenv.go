@@ -121,6 +121,8 @@ func ContractEnv(t *Task, sb *Sandbox, runID, dir string, timeout time.Duration)
 //   - POME_GITHUB_HOST: GITHUB_HOST for github-mcp-server (a GitHub
 //     Enterprise host: it adds /api/v3).
 //   - POME_GMAIL_ROOT_URL: rootUrl for googleapis (it adds gmail/v1).
+//   - POME_LINEAR_API_KEY, POME_LINEAR_API_URL: @linear/sdk's apiKey and
+//     apiUrl (Linear's one GraphQL endpoint, at the server's root).
 func SDKEnv(twinNames []string, root string, token func(twin string) string) []string {
 	root = strings.TrimRight(root, "/")
 	if root == "" {
@@ -135,6 +137,8 @@ func SDKEnv(twinNames []string, root string, token func(twin string) string) []s
 			env = append(env, "POME_GITHUB_HOST="+root)
 		case "gmail":
 			env = append(env, "POME_GMAIL_ROOT_URL="+root+"/")
+		case "linear":
+			env = append(env, "POME_LINEAR_API_KEY="+token(name), "POME_LINEAR_API_URL="+root+"/graphql")
 		}
 	}
 	return env

@@ -90,9 +90,22 @@ func (p *parser) config(t *Task, s *section) {
 				continue
 			}
 			t.Config.PassThreshold, t.Config.PassThresholdSet = f, true
+		case "judge":
+			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
+				p.errorf(at(v), "judge must name a model, such as claude-haiku-4-5, got %q", v.Value)
+				continue
+			}
+			t.Config.Judge = strings.TrimSpace(v.Value)
+		case "modelScored":
+			b, err := strconv.ParseBool(v.Value)
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || err != nil {
+				p.errorf(at(v), "modelScored must be true or false, got %q", v.Value)
+				continue
+			}
+			t.Config.ModelScored = b
 		default:
 			e := p.errorf(at(k), "unknown config key %q", k.Value)
-			e.Hint = "keys are twins, class, timeout, runs and passThreshold"
+			e.Hint = "keys are twins, class, timeout, runs, passThreshold, judge and modelScored"
 			if strings.EqualFold(strings.ReplaceAll(k.Value, "_", ""), "passthreshold") {
 				e.Hint = "write passThreshold"
 			}

@@ -50,6 +50,12 @@ type Verdict struct {
 	Excluded  int `json:"excluded"`
 	Abstained int `json:"abstained"`
 	Errors    int `json:"errors"`
+	// Advisory counts [model] criteria a model judge read without their
+	// counting in the score (see Config.ModelScored).
+	Advisory int `json:"advisory,omitempty"`
+	// JudgeModel is the model that read the [model] criteria, when a model
+	// judge did.
+	JudgeModel string `json:"judge_model,omitempty"`
 	// Reason says why the state is incomplete (empty otherwise).
 	Reason   string            `json:"reason,omitempty"`
 	Criteria []CriterionResult `json:"criteria"`
@@ -76,6 +82,12 @@ type CriterionResult struct {
 	Status       Status            `json:"status"`
 	Reason       string            `json:"reason"`
 	Evidence     twins.Evidence    `json:"evidence"`
+	// JudgeModel is the model that gave this reading ([model] criteria
+	// read by a model judge).
+	JudgeModel string `json:"judge_model,omitempty"`
+	// Advisory says the reading is recorded but left out of the score and
+	// the verdict's state.
+	Advisory bool `json:"advisory,omitempty"`
 }
 
 // Provider gives the grader what a twin's checks read: seed world, final
@@ -128,7 +140,7 @@ func Grade(ctx context.Context, t *Task, p Provider, judge Judge) *Verdict {
 		r := CriterionResult{Text: c.Text, Kind: c.Kind, Line: c.Line, Twin: c.Twin, AlwaysScored: c.AlwaysScored,
 			Params: map[string]string{}, Evidence: emptyEvidence()}
 		if c.Kind == Model {
-			r.Status, r.Reason = StatusAbstained, "not graded: no --judge-cmd given"
+			r.Status, r.Reason = StatusAbstained, "not graded: no judge given (--judge or --judge-cmd)"
 			v.Criteria = append(v.Criteria, r)
 			continue
 		}
@@ -207,14 +219,39 @@ func emptyEvidence() twins.Evidence {
 	return twins.Evidence{TapeSeqs: []int64{}, StatePaths: []string{}}
 }
 
+// ModelNamer is a Judge backed by a language model: its readings are
+// stored with the model's name.
+type ModelNamer interface {
+	JudgeModel() string
+}
+
+// Adviser is a Judge whose readings may stay out of the score.
+type Adviser interface {
+	// Advisory reports that readings are recorded, not scored.
+	Advisory() bool
+}
+
 // ApplyJudge grades the verdict's [model] criteria with judge. A judge
 // failure is a criterion error, so the verdict says incomplete rather than
-// guessing.
+// guessing — unless the judge is advisory, whose readings, failures
+// included, never move the score or the state.
 func ApplyJudge(ctx context.Context, v *Verdict, judge Judge) {
+	model := ""
+	if n, ok := judge.(ModelNamer); ok {
+		model = n.JudgeModel()
+	}
+	advisory := false
+	if a, ok := judge.(Adviser); ok {
+		advisory = a.Advisory()
+	}
 	for i := range v.Criteria {
 		r := &v.Criteria[i]
 		if r.Kind != Model {
 			continue
+		}
+		r.JudgeModel, r.Advisory = model, advisory
+		if model != "" {
+			v.JudgeModel = model
 		}
 		passed, reason, err := judge.Judge(ctx, *r)
 		switch {
@@ -231,9 +268,13 @@ func ApplyJudge(ctx context.Context, v *Verdict, judge Judge) {
 
 // Summarize recomputes the counts, score and state from the criteria.
 func Summarize(v *Verdict) {
-	v.Passed, v.Evaluated, v.Excluded, v.Abstained, v.Errors = 0, 0, 0, 0, 0
+	v.Passed, v.Evaluated, v.Excluded, v.Abstained, v.Errors, v.Advisory = 0, 0, 0, 0, 0, 0
 	codeEvaluated, codeErrors := 0, 0
 	for _, r := range v.Criteria {
+		if r.Advisory && r.Kind == Model {
+			v.Advisory++
+			continue
+		}
 		switch r.Status {
 		case StatusPassed, StatusFailed:
 			v.Evaluated++

@@ -54,6 +54,15 @@ type Config struct {
 	// PassThresholdSet says the task set PassThreshold itself, so that a
 	// project-wide default (pome.json's pass_threshold) leaves it alone.
 	PassThresholdSet bool
+	// Judge is the model the original Pome's config names for [model]
+	// criteria ("" when not given); a model judge uses it when neither
+	// --judge-model nor the provider's environment names one.
+	Judge string
+	// ModelScored counts a model judge's readings of [model] criteria in
+	// the score. By default they are recorded beside the verdict and left
+	// out of it, since a model's reading is not repeatable the way a
+	// check's is.
+	ModelScored bool
 }
 
 // Defaults of a task's config.

@@ -65,6 +65,8 @@ type Runner struct {
 	Agent string
 	// JudgeCmd grades [model] criteria ("" leaves them abstained).
 	JudgeCmd string
+	// LLM, when set, grades [model] criteria with a model instead.
+	LLM *LLMSettings
 	// ArtifactsDir is where run directories go ("runs").
 	ArtifactsDir string
 	// Timeout overrides the task's timeout when positive.
@@ -348,7 +350,7 @@ func (r *Runner) run(ctx context.Context, t *Task, tr *Trial, meta *Meta, timeou
 		v.PassThreshold = *meta.PassThreshold
 		Summarize(v)
 	}
-	if r.JudgeCmd != "" && hasModel(v) {
+	if (r.JudgeCmd != "" || r.LLM != nil) && hasModel(v) {
 		for name := range art.StateFinal {
 			if doc, err := os.ReadFile(filepath.Join(tr.Dir, "state_initial."+name+".json")); err == nil {
 				art.StateInitial[name] = doc
@@ -357,7 +359,15 @@ func (r *Runner) run(ctx context.Context, t *Task, tr *Trial, meta *Meta, timeou
 		art.Events = events
 		art.AgentStdout = readTail(filepath.Join(tr.Dir, "stdout.txt"), 256<<10)
 		art.AgentStderr = readTail(filepath.Join(tr.Dir, "stderr.log"), 64<<10)
-		ApplyJudge(ctx, v, &CommandJudge{Cmd: r.JudgeCmd, Input: art, Env: r.baseEnv(), Grace: r.grace()})
+		var judge Judge = &CommandJudge{Cmd: r.JudgeCmd, Input: art, Env: r.baseEnv(), Grace: r.grace()}
+		if r.LLM != nil {
+			lj, err := r.LLM.Judge(t, art)
+			if err != nil {
+				return err
+			}
+			judge = lj
+		}
+		ApplyJudge(ctx, v, judge)
 	}
 	v.Task = t.Title
 	tr.Verdict = v

@@ -21,6 +21,37 @@ type Spec struct {
 	// Effect is required; an action with an unset effect panics at definition.
 	Effect   Effect
 	Bindings []Binding
+	// MCP, when set, renders the action's output as the vendor's MCP server
+	// answers the tool, where that differs from the REST object (the
+	// trimmed objects of github-mcp-server, a file's text instead of its
+	// base64). It is the one place the MCP form is derived: Run applies it
+	// to calls that arrive over MCP, and the tool then declares no output
+	// schema, as the vendor's tools declare none. It sees the world the
+	// handler saw (still held) and the call's context; it must not change
+	// the world.
+	MCP MCPRenderer
+}
+
+// MCPRenderer turns an action's output into its MCP answer: any value
+// answered as its JSON text, or an *MCPResult for an answer that is not
+// one JSON text.
+type MCPRenderer func(ctx context.Context, world, in, out any) (any, error)
+
+// MCPResult is an MCP answer other than one JSON text: a plain-text
+// message and, optionally, an embedded resource (github-mcp-server answers
+// a file's contents this way).
+type MCPResult struct {
+	Text     string       `json:"text"`
+	Resource *MCPResource `json:"resource,omitempty"`
+}
+
+// MCPResource is an embedded resource of an MCP answer: text, or bytes
+// (Blob) for binary contents.
+type MCPResource struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     []byte `json:"blob,omitempty"`
 }
 
 // Binding mounts an action on one vendor REST route.
@@ -267,11 +298,15 @@ func (a *action[W, In, Out]) Run(ctx context.Context, world any, in any) (any, e
 		return nil, Errorf(Internal, "", "action %s: input of type %T", a.spec.Name, in)
 	}
 	out, err := a.h(ctx, w, typed)
+	var rendered any = out
+	if err == nil && a.spec.MCP != nil && TransportFrom(ctx) == TransportMCP {
+		rendered, err = a.spec.MCP(ctx, w, typed, out)
+	}
 	CallFrom(ctx).finish(a.spec.Effect, err)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return rendered, nil
 }
 
 // schemaOptions maps types whose Go shape is not their JSON shape: a

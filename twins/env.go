@@ -148,6 +148,14 @@ func (c *Call) ResponseHeaders() map[string]string {
 	return out
 }
 
+// Absorb counts on c what sub, a call record of an action run within c's
+// call (each mutation of a GraphQL document), changed.
+func (c *Call) Absorb(sub *Call) {
+	if c != nil && sub.Mutated() {
+		c.mutated.Store(true)
+	}
+}
+
 // Mutated reports whether the call changed its twin's state.
 func (c *Call) Mutated() bool { return c != nil && c.mutated.Load() }
 

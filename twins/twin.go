@@ -49,6 +49,10 @@ type Twin struct {
 	// the first does, and handlers see CredentialFrom(ctx) ==
 	// CredentialUser for what the vendor reserves to users.
 	UserTokenPrefix string
+	// BareCredential: the vendor's API keys are sent as the whole
+	// Authorization header, without a scheme (Linear's lin_api_… keys);
+	// Bearer still carries OAuth tokens and Pome's own.
+	BareCredential bool
 	// TokenInBody: the vendor accepts the token as a "token" form/query field.
 	TokenInBody bool
 	// StrictParams: unknown REST parameters are refused (Stripe) rather than

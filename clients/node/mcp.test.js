@@ -39,6 +39,10 @@ const calls = {
     read: ["get_profile", {}],
     write: (tag) => ["create_label", { name: `node-${tag}` }],
   },
+  linear: {
+    read: ["list_teams", {}],
+    write: (tag) => ["save_issue", { team: "ENG", title: `node-${tag}` }],
+  },
 };
 
 for (const sdk of sdks) {
@@ -74,6 +78,21 @@ for (const sdk of sdks) {
         assert.notEqual(res.isError, true, `${name}: ${JSON.stringify(res.content)}`);
         assert.ok(res.content.length > 0, `${name}: no content`);
       });
+
+      if (twin === "github") {
+        test("a file answers as text in an embedded resource", async () => {
+          const res = await client.callTool({
+            name: "get_file_contents",
+            arguments: { owner: "acme", repo: "api", path: "README.md" },
+          });
+          assert.notEqual(res.isError, true, JSON.stringify(res.content));
+          assert.match(res.content[0].text, /^successfully downloaded text file \(SHA: [0-9a-f]{40}\)$/);
+          assert.equal(res.content[1].type, "resource");
+          assert.match(res.content[1].resource.uri, /^repo:\/\/acme\/api\/sha\/[0-9a-f]{40}\/contents\/README\.md$/);
+          assert.ok(res.content[1].resource.text.length > 0, "no text");
+          assert.equal(res.structuredContent, undefined);
+        });
+      }
 
       test("an unknown tool is an error, not a crash", async () => {
         let res;

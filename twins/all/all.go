@@ -6,6 +6,7 @@ import (
 	"github.com/pomehq/pome/twins"
 	"github.com/pomehq/pome/twins/github"
 	"github.com/pomehq/pome/twins/gmail"
+	"github.com/pomehq/pome/twins/linear"
 	"github.com/pomehq/pome/twins/slack"
 	"github.com/pomehq/pome/twins/stripe"
 )
@@ -17,5 +18,6 @@ func Registry() *twins.Registry {
 		slack.New(),
 		stripe.New(),
 		gmail.New(),
+		linear.New(),
 	)
 }

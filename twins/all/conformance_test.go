@@ -50,7 +50,7 @@ func (d knownDifference) key() string { return d.Tool + " " + d.Kind + " " + d.P
 // conformanceTwins are the twins with a vendor tool list to hold them to.
 // Slack's and Gmail's vendors publish no machine-readable tool list we
 // could read; see docs/conformance.md.
-var conformanceTwins = []string{"github", "stripe"}
+var conformanceTwins = []string{"github", "stripe", "linear"}
 
 // TestToolListConformance compares each twin's MCP tools with its vendor's
 // published tool list (names, parameters, required, enums) and fails on any

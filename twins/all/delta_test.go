@@ -41,6 +41,14 @@ var deltaCalls = map[string][]string{
 		`create_customer {"email":"b@example.com"}`,
 		`create_product {"name":"Widget"}`,
 	},
+	"linear": {
+		`save_issue {"team":"ENG","title":"Delta issue","labels":["Bug"],"estimate":3}`,
+		`save_issue {"id":"ENG-1","state":"In Progress","assignee":"me","estimate":2,"blocks":["ENG-2"]}`,
+		`save_comment {"issueId":"ENG-1","body":"first"}`,
+		`create_issue_label {"name":"Delta","teamId":"ENG"}`,
+		`save_issue {"id":"ENG-1","labels":[],"estimate":null,"assignee":null}`,
+		`archive_issue {"id":"ENG-2"}`,
+	},
 	"gmail": {
 		`send_message {"to":"someone@example.com","subject":"hi","body":"hello"}`,
 		`create_label {"name":"Delta"}`,

@@ -69,6 +69,8 @@ func FuzzNewWorld(f *testing.F) {
 		{"slack", `null`},
 		{"stripe", `[]`},
 		{"github", `{"repos":[{"owner":"acme","name":"api"}]}{}`},
+		{"linear", `{"teams":[{"key":"ENG","name":"E","labels":[{"name":"Bug"}]}],"issues":[{"team":"ENG","title":"t","labels":["Bug"],"comments":[{"body":"c","replies":[{"body":"r"}]}]}]}`},
+		{"linear", `{"organization":{},"teams":[{"key":"ENG","name":"E"}],"issues":[{"team":"ENG","title":"t"}],"comments":[{"issue":"ENG-1","body":"b","parent":"x"}]}`},
 	} {
 		f.Add(s.twin, []byte(s.doc))
 	}

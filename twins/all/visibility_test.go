@@ -33,6 +33,10 @@ func TestNothingHiddenIsVisible(t *testing.T) {
 		// belongs to the caller's key, so nothing in it is private (see
 		// TestStripeSeedHasNoOtherAccount).
 		"stripe": nil,
+		// Linear's API key sees its whole workspace: the twin makes the
+		// viewer a member of every team, private ones too (FIDELITY.md),
+		// so a Linear seed holds nothing the caller may not see.
+		"linear": nil,
 	}
 	for _, tw := range Registry().All() {
 		hs, ok := cases[tw.Name]
@@ -198,7 +202,7 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 				"sha": mainSHA, "head_sha": mainSHA, "state": "success",
 				"head": "scratch", "base": "main", "method": "get",
 				"files":        []map[string]any{{"path": "new.md", "content": "n"}},
-				"sub_issue_id": at(r, "issues", "[number=3]", "id"), "team_slug": "core",
+				"sub_issue_id": at(r, "issues", "[number=3]", "id"), "team_slug": "core", "commentId": 997, "field_id": 777,
 				"basehead": "main...feature", "commit_sha": mainSHA, "tree": "pending-tree",
 				"file_sha": firstKey(at(r, "blobs")),
 			}
@@ -206,25 +210,26 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 		Extra: func(st map[string]any) map[string]map[string]any {
 			r := repoOf(st)
 			return map[string]map[string]any{
-				"issue_write":                     {"method": "update", "issue_number": 1, "title": "t2"},
-				"add_issue_comment":               {"body": "b"},
-				"update_issue_comment":            {"body": "b"},
-				"unlock_issue":                    {"issue_number": 3},
-				"label_write":                     {"method": "create", "name": "fresh", "color": "ffffff"},
-				"remove_issue_label":              {"name": "triage"},
-				"pull_request_review_write":       {"method": "submit_pending", "event": "COMMENT", "body": "b"},
-				"add_comment_to_pending_review":   {"path": "plan.md", "subjectType": "FILE"},
-				"add_pull_request_review_comment": {"path": "plan.md", "line": 1},
-				"request_pull_request_reviewers":  {"reviewers": []string{"dave"}},
-				"create_or_update_file":           {"path": "new.md"},
-				"delete_branch":                   {"branch": "scratch"},
-				"create_branch":                   {"branch": "fresh"},
-				"get_git_ref":                     {"ref": "heads/main"},
-				"update_git_ref":                  {"ref": "heads/scratch", "force": true, "sha": at(r, "branches", "[name=main]", "sha")},
-				"check_repository_collaborator":   {"username": "carol"},
-				"add_repository_collaborator":     {"username": "pome-agent"},
-				"sub_issue_write":                 {"method": "add"},
-				"create_git_tree":                 {"tree": []map[string]any{{"path": "new.md", "content": "n"}}},
+				"issue_write":                       {"method": "update", "issue_number": 1, "title": "t2"},
+				"add_issue_comment":                 {"body": "b"},
+				"update_issue_comment":              {"body": "b"},
+				"unlock_issue":                      {"issue_number": 3},
+				"label_write":                       {"method": "create", "name": "fresh", "color": "ffffff"},
+				"remove_issue_label":                {"name": "triage"},
+				"pull_request_review_write":         {"method": "submit_pending", "event": "COMMENT", "body": "b"},
+				"add_comment_to_pending_review":     {"path": "plan.md", "subjectType": "FILE"},
+				"add_pull_request_review_comment":   {"path": "plan.md", "line": 1},
+				"add_reply_to_pull_request_comment": {"body": "b", "pullNumber": 2},
+				"request_pull_request_reviewers":    {"reviewers": []string{"dave"}},
+				"create_or_update_file":             {"path": "new.md"},
+				"delete_branch":                     {"branch": "scratch"},
+				"create_branch":                     {"branch": "fresh"},
+				"get_git_ref":                       {"ref": "heads/main"},
+				"update_git_ref":                    {"ref": "heads/scratch", "force": true, "sha": at(r, "branches", "[name=main]", "sha")},
+				"check_repository_collaborator":     {"username": "carol"},
+				"add_repository_collaborator":       {"username": "pome-agent"},
+				"sub_issue_write":                   {"method": "add"},
+				"create_git_tree":                   {"tree": []map[string]any{{"path": "new.md", "content": "n"}}},
 			}
 		},
 		// The shown pull request's head already has its base.
@@ -233,6 +238,8 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 		Patch: func(st map[string]any) {
 			is := at(repoOf(st), "issues", "[number=1]").(map[string]any)
 			is["events"] = []any{map[string]any{"id": 999, "event": "labeled", "actor": "carol", "label": "triage", "created_at": "2026-01-05T09:00:00Z"}}
+			// A value of an issue field, which delete_issue_field_value clears.
+			is["field_values"] = []any{map[string]any{"field_id": 777, "value": secret}}
 			r := repoOf(st).(map[string]any)
 			r["trees"] = map[string]any{"pending-tree": map[string]any{"NOTES.md": firstKey(r["blobs"])}}
 			// The authenticated user's pending review, which
@@ -240,6 +247,11 @@ func githubHidden(kind, owner string) twinstest.Hidden {
 			pull := at(r, "issues", "[number=2]", "pull").(map[string]any)
 			pull["reviews"] = append(pull["reviews"].([]any), map[string]any{"id": 998, "user": "pome-agent", "state": "PENDING",
 				"body": "", "commit_id": at(r, "branches", "[name=feature]", "sha"), "submitted_at": "2026-01-05T09:00:00Z"})
+			// A review comment of carol's, which
+			// add_reply_to_pull_request_comment answers.
+			pull["review_comments"] = append(pull["review_comments"].([]any), map[string]any{"id": 997, "user": "carol", "body": secret,
+				"path": "plan.md", "line": 1, "side": "RIGHT", "commit_id": at(r, "branches", "[name=feature]", "sha"),
+				"created_at": "2026-01-05T09:00:00Z", "updated_at": "2026-01-05T09:00:00Z"})
 		},
 		Canaries: []string{secret, "X9DETAIL"},
 		Part:     func(st map[string]any) any { return repoOf(st) },

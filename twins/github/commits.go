@@ -259,6 +259,7 @@ type ListCommitsIn struct {
 	Since  string `json:"since,omitempty" jsonschema:"Only commits at or after this time (ISO 8601)"`
 	Until  string `json:"until,omitempty" jsonschema:"Only commits at or before this time (ISO 8601)"`
 	Paging
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each commit over MCP (all when omitted); leave out commit to shrink the answer" enum:"sha,html_url,commit,author,committer"`
 }
 
 var listCommits = twins.New(twins.Spec{

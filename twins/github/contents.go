@@ -83,6 +83,9 @@ type GetFileContentsIn struct {
 	Path string `json:"path,omitempty" jsonschema:"Path to file/directory (empty: the repository root)"`
 	Ref  string `json:"ref,omitempty" jsonschema:"Branch, tag, refs/heads/… or commit sha (default: the default branch)"`
 	SHA  string `json:"sha,omitempty" jsonschema:"Commit sha; used instead of ref when given"`
+	// Fields applies to directory listings over MCP, as github-mcp-server
+	// applies it.
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each entry when the path is a directory (all when omitted; ignored for a file)" enum:"type,name,path,size,sha,url,git_url,html_url,download_url"`
 }
 
 var getFileContents = twins.New(twins.Spec{

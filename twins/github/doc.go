@@ -28,7 +28,13 @@
 //   - clock: RFC 3339 time stamped on seeded objects.
 //   - me: the authenticated login (default pome-agent; added to users).
 //   - users[]: login (required), name, email, bio, company, location.
-//   - orgs[]: login (required), name, description, members[] (users).
+//   - orgs[]: login (required), name, description, members[] (users),
+//     teams[] {name (required), slug, description, members[] (members of
+//     the organization)}, issue_types[] {name (required), description,
+//     color, enabled (default true)}, issue_fields[] {name (required),
+//     data_type (text, number, date or single_select; required),
+//     description, options[] {name, color, description} (single_select
+//     only)}.
 //   - repos[]: owner (a user or org, required), name (required),
 //     description, private, default_branch (main), topics[],
 //     files {path: text} on the default branch,
@@ -37,7 +43,8 @@
 //     milestones[] {number, title, description, state, due_on},
 //     issues[] {number, title, body, state, state_reason, user, labels[],
 //     assignees[], milestone, locked, comments[] {user, body, created_at},
-//     created_at},
+//     created_at, type (an enabled issue type of the owning organization),
+//     field_values {field name: value} (the organization's issue fields)},
 //     pulls[] {number, title, body, state (open|closed|merged), user, head,
 //     base, draft, labels[], assignees[], milestone, requested_reviewers[],
 //     reviews[] {user, state, body}, comments[], created_at},
@@ -83,7 +90,9 @@
 // plain methods the library checks against it when the twin is built, with
 // no generated code to keep in step (gqlgen's way). Resolvers are in this
 // package (gql*.go) because they read through the one checked repository
-// lookup (World.repo) and write only by running the twin's actions.
+// lookup (World.repo) and write only by running the twin's actions, through
+// twins/gqlbind, which binds every twin's GraphQL to its actions the same
+// way and tapes a request with the tool of the action it performed.
 //
 // # Search
 //
@@ -93,6 +102,16 @@
 // user:, is:, label:, assignee:, author:, in:, created:, …) and negation
 // with - or NOT. A query naming a repository or account that does not
 // exist is GitHub's 422. FIDELITY.md lists what differs from GitHub.
+//
+// # MCP answers
+//
+// Over MCP each tool answers as github-mcp-server does, while REST keeps
+// GitHub's full objects: trimmed objects (its "minimal" forms), a file's
+// text as an embedded resource, {id, url} or a status line for writes,
+// and the fields selection of its list and search tools. The forms are
+// derived from each action's output in one place, mcp_output.go
+// (twins.Spec.MCP); FIDELITY.md says how they were compared with
+// github-mcp-server and what still differs.
 //
 // # Vendor behaviours kept on purpose
 //

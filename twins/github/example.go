@@ -13,7 +13,16 @@ const SeedExample = `{
     {"login": "pome-agent", "name": "Pome Agent"}
   ],
   "orgs": [
-    {"login": "acme", "name": "Acme", "description": "Acme Corp", "members": ["alice", "bob", "pome-agent"]}
+    {"login": "acme", "name": "Acme", "description": "Acme Corp", "members": ["alice", "bob", "pome-agent"],
+     "teams": [{"name": "Backend", "description": "Orders and billing", "members": ["bob", "pome-agent"]},
+               {"name": "Docs Team", "slug": "docs", "members": ["alice"]}],
+     "issue_types": [{"name": "Bug", "description": "An unexpected problem", "color": "red"},
+                     {"name": "Feature", "color": "blue"},
+                     {"name": "Task", "enabled": false}],
+     "issue_fields": [{"name": "Priority", "data_type": "single_select",
+                       "options": [{"name": "P1", "color": "red"}, {"name": "P2", "color": "orange"}]},
+                      {"name": "Estimate", "data_type": "number", "description": "Days of work"},
+                      {"name": "Due", "data_type": "date"}, {"name": "Notes", "data_type": "text"}]}
   ],
   "repos": [
     {
@@ -42,7 +51,8 @@ const SeedExample = `{
       ],
       "issues": [
         {"number": 1, "title": "500 error on POST /orders after deploy", "body": "Every POST /orders fails.",
-         "user": "alice", "labels": ["bug"], "assignees": ["bob"], "milestone": 1,
+         "user": "alice", "labels": ["bug"], "assignees": ["bob"], "milestone": 1, "type": "Bug",
+         "field_values": {"Priority": "P1", "Estimate": 3},
          "comments": [{"user": "bob", "body": "Looking into it."}]},
         {"number": 2, "title": "How do I page through orders?", "user": "carol", "state": "closed", "state_reason": "completed",
          "labels": ["question"]}

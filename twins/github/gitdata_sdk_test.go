@@ -273,8 +273,8 @@ func TestSDKSubIssues(t *testing.T) {
 	}
 	cs := env.MCP(t)
 	text, isErr := resttest.CallTool(t, cs, "issue_read", map[string]any{"method": "get_parent", "owner": "acme", "repo": "api", "issue_number": 3})
-	var parent struct{ Number int }
-	if json.Unmarshal([]byte(text), &parent); isErr || parent.Number != 1 {
+	var parent struct{ Parent struct{ Number int } }
+	if json.Unmarshal([]byte(text), &parent); isErr || parent.Parent.Number != 1 {
 		t.Errorf("get_parent: %s", text)
 	}
 	if _, _, err := c.SubIssue.Remove(ctx, "acme", "api", 2, gh.SubIssueRequest{SubIssueID: ids[2]}); err != nil {

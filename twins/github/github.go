@@ -80,14 +80,14 @@ func Actions() []twins.Action {
 		addIssueLabels, setIssueLabelsAction, removeIssueLabel,
 		getIssueComment, updateIssueComment, deleteIssueComment,
 		lockIssue, unlockIssue, listIssueEvents, listIssueTimeline,
-		listMilestones, getMilestone, createMilestone,
-		subIssueWrite, listIssueTypes, listIssueFields,
+		listMilestones, getMilestone, createMilestone, updateMilestone, deleteMilestone,
+		subIssueWrite, listIssueTypes, listIssueFields, deleteIssueFieldValue,
 		// Repository labels.
 		listLabel, getLabel, labelWrite,
 		// Repositories and users.
 		getRepository, listRepositories, createRepository, forkRepository,
 		listRepositoryCollaborators, checkCollaborator, addCollaborator,
-		getMe, getUser, getTeams, getTeamMembers, getAPIRoot,
+		getMe, getUser, getTeams, getTeamMembers, listOrgTeams, getTeam, getAPIRoot,
 		// Contents, branches, refs and history.
 		getFileContents, createOrUpdateFile, deleteFile, pushFiles,
 		listBranches, getBranch, createBranch, getGitRef, updateGitRef, deleteBranch,
@@ -97,6 +97,7 @@ func Actions() []twins.Action {
 		// Pull requests and reviews.
 		listPullRequests, pullRequestRead, createPullRequest, updatePullRequest, mergePullRequest,
 		updatePullRequestBranch, pullRequestReviewWrite, addCommentToPendingReview, addPullRequestReviewComment,
+		addReplyToPullRequestComment,
 		requestReviewers, removeRequestedReviewers, listRequestedReviewers,
 		// Statuses and checks.
 		createCommitStatus, getCombinedStatus, listCommitStatuses, createCheckRun, listCheckRuns,
@@ -106,5 +107,6 @@ func Actions() []twins.Action {
 	// The actions are package-level values shared by every twin built:
 	// they get their Location headers once.
 	locationOnce.Do(func() { withLocation(all) })
+	mcpFormsOnce.Do(func() { withMCPForms(all) })
 	return all
 }

@@ -230,7 +230,13 @@ func TestCreateRepositoryPrivateDefault(t *testing.T) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
-		if got := r.Out.(APIRepository).Private; got != c.private {
+		// Over MCP the answer is github-mcp-server's id and URL only: read
+		// the repository itself.
+		repo, err := w.repo(w.Me, c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := repo.Private; got != c.private {
 			t.Errorf("%s: private = %v, want %v", c.transport, got, c.private)
 		}
 	}

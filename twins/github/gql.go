@@ -26,13 +26,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	graphql "github.com/graph-gophers/graphql-go"
 	gqlerrors "github.com/graph-gophers/graphql-go/errors"
 
 	"github.com/pomehq/pome/twins"
+	"github.com/pomehq/pome/twins/gqlbind"
 )
 
 //go:embed gql_schema.graphql
@@ -56,11 +56,7 @@ const (
 )
 
 // GraphQLIn is a GraphQL request: GitHub's POST body.
-type GraphQLIn struct {
-	Query         string          `json:"query,omitempty" jsonschema:"The GraphQL document"`
-	Variables     json.RawMessage `json:"variables,omitempty" jsonschema:"Values of the document's variables"`
-	OperationName string          `json:"operationName,omitempty" jsonschema:"The operation to run when the document has several"`
-}
+type GraphQLIn = gqlbind.Request
 
 // graphqlAction serves POST …/graphql. It is the twin's GraphQL field of
 // Twin (not an MCP tool): its effect is write because a document may hold
@@ -72,28 +68,14 @@ var graphqlAction = twins.New(twins.Spec{
 	Effect:      twins.Write,
 	Bindings:    []twins.Binding{{Method: "POST", Path: "/graphql"}},
 }, func(ctx context.Context, w *World, in GraphQLIn) (json.RawMessage, error) {
-	call := twins.CallFrom(ctx)
-	defer func() {
-		if !call.Mutated() {
-			twins.Unchanged(ctx)
-		}
-	}()
-	if strings.TrimSpace(in.Query) == "" {
+	st := &gqlState{Call: gqlbind.NewCall(ctx), w: w, v: newView(ctx, w)}
+	resp, fail := gqlbind.Exec(ctx, gqlSchema, in, &st.Call, st)
+	switch fail {
+	case gqlbind.NoQuery:
 		return gqlFailure("A query attribute must be specified and must be a string."), nil
+	case gqlbind.BadVariables:
+		return gqlFailure("Variables are invalid JSON."), nil
 	}
-	var vars map[string]any
-	if v := strings.TrimSpace(string(in.Variables)); v != "" && v != "null" {
-		if err := json.Unmarshal(in.Variables, &vars); err != nil || vars == nil {
-			return gqlFailure("Variables are invalid JSON."), nil
-		}
-	}
-	st := &gqlState{w: w, v: newView(ctx, w), ctx: ctx}
-	resp := gqlSchema.Exec(context.WithValue(ctx, gqlKey{}, st), in.Query, in.OperationName, vars)
-	tool := st.tool
-	if tool == "" {
-		tool = "graphql"
-	}
-	call.SetTool(tool)
 	return gqlEnvelope(resp)
 })
 
@@ -165,59 +147,37 @@ func gqlFromTwin(err error) error {
 	return &gqlError{typ: typ, msg: te.Message}
 }
 
-type gqlKey struct{}
-
-// gqlState is one GraphQL request's view of the world.
+// gqlState is one GraphQL request's view of the world (gqlbind.State
+// finds it in a resolver's context).
 type gqlState struct {
-	w   *World
-	v   *view
-	ctx context.Context
-
-	mu   sync.Mutex
-	tool string
-	rank int
+	gqlbind.Call
+	w *World
+	v *view
 }
 
-func gqlFrom(ctx context.Context) *gqlState { return ctx.Value(gqlKey{}).(*gqlState) }
+func gqlFrom(ctx context.Context) *gqlState { return gqlbind.State[*gqlState](ctx) }
 
-// Ranks of the tools a request may be taped with: the most specific
-// action it performed wins (a repository's issue list is list_issues, not
-// get_repository), a write over any read, and among equals the first name.
+// Ranks of the tools a request may be taped with (gqlbind.Call.Stamp): the
+// most specific action it performed wins (a repository's issue list is
+// list_issues, not get_repository), a write over any read.
 const (
 	rankRepo = 1 + iota
 	rankObject
 	rankList
-	rankWrite = 10
+	rankWrite = gqlbind.RankWrite
 )
 
-func (s *gqlState) stamp(tool string, rank int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if rank > s.rank || rank == s.rank && tool < s.tool {
-		s.tool, s.rank = tool, rank
-	}
-}
+func (s *gqlState) stamp(tool string, rank int) { s.Stamp(tool, rank) }
 
-// run performs a write through the twin's action, so that the rules,
-// events and tape stamp are those of the REST and MCP call. The action runs
-// with a call record of its own, so that one mutation of a document that
-// changes nothing does not hide another's change.
+// run performs a write through the twin's action (gqlbind.Call.Run), with
+// its errors in GitHub's GraphQL vocabulary.
 func (s *gqlState) run(a twins.Action, in any) (any, error) {
-	ctx, sub := twins.WithCall(s.ctx)
-	s.stamp(a.Name(), rankWrite)
-	out, err := a.Run(ctx, s.w, in)
+	out, err := s.Call.Run(a, s.w, in)
 	if err != nil {
 		return nil, gqlFromTwin(err)
 	}
-	if sub.Mutated() {
-		gqlChanged.Run(s.ctx, s.w, struct{}{})
-	}
 	return out, nil
 }
-
-// gqlChanged marks the request's call record as having changed state.
-var gqlChanged = twins.New(twins.Spec{Name: "graphql", Effect: twins.Write},
-	func(context.Context, *World, struct{}) (struct{}, error) { return struct{}{}, nil })
 
 // Scalars.
 
@@ -248,6 +208,33 @@ func timePtr(t *time.Time) *gqlTime {
 		return nil
 	}
 	return &gqlTime{*t}
+}
+
+// gqlBigInt is GitHub's BigInt: an integer too large for Int, sent as a
+// string.
+type gqlBigInt int64
+
+func (gqlBigInt) ImplementsGraphQLType(name string) bool { return name == "BigInt" }
+func (b *gqlBigInt) UnmarshalGraphQL(input any) error {
+	var s string
+	switch v := input.(type) {
+	case string:
+		s = v
+	case int32:
+		*b = gqlBigInt(v)
+		return nil
+	default:
+		return fmt.Errorf("BigInt must be a string, got %T", input)
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a BigInt", s)
+	}
+	*b = gqlBigInt(n)
+	return nil
+}
+func (b gqlBigInt) MarshalJSON() ([]byte, error) {
+	return json.Marshal(strconv.FormatInt(int64(b), 10))
 }
 
 // gqlString is a string scalar under another name (URI, GitObjectID).

@@ -393,7 +393,7 @@ func (gqlRoot) AddPullRequestReviewThread(ctx context.Context, args struct {
 		Body                string
 		ClientMutationID    *string
 		Line                *int32
-		Path                *string
+		Path                string
 		PullRequestID       *graphql.ID
 		PullRequestReviewID *graphql.ID
 		Side                string
@@ -410,10 +410,7 @@ func (gqlRoot) AddPullRequestReviewThread(ctx context.Context, args struct {
 	if err := s.ownPending(rv); err != nil {
 		return nil, err
 	}
-	w := PendingReviewCommentIn{RepoRef: ref(r), PullNumber: is.Number, Body: in.Body, SubjectType: in.SubjectType, Side: in.Side, StartSide: in.StartSide}
-	if in.Path != nil {
-		w.Path = *in.Path
-	}
+	w := PendingReviewCommentIn{RepoRef: ref(r), PullNumber: is.Number, Path: in.Path, Body: in.Body, SubjectType: in.SubjectType, Side: in.Side, StartSide: in.StartSide}
 	if in.Line != nil {
 		w.Line = int(*in.Line)
 	}
@@ -528,4 +525,67 @@ func (gqlRoot) ReprioritizeSubIssue(ctx context.Context, args struct {
 		return nil, err
 	}
 	return &issuePayload{ClientMutationID: p.ClientMutationID, Issue: p.Issue}, nil
+}
+
+type pullPayload struct {
+	ClientMutationID *string
+	PullRequest      *pullR
+}
+
+// setDraft runs update_pull_request with the draft flag, as the REST edit
+// of a pull request does.
+func (s *gqlState) setDraft(id graphql.ID, cm *string, draft bool) (*pullPayload, error) {
+	r, is, err := s.issueByNode(id, true)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.run(updatePullRequest, UpdatePullIn{RepoRef: ref(r), PullNumber: is.Number, Draft: &draft}); err != nil {
+		return nil, err
+	}
+	return &pullPayload{ClientMutationID: cm, PullRequest: &pullR{issueR{s: s, r: r, is: is}}}, nil
+}
+
+type pullIDInput struct {
+	Input struct {
+		ClientMutationID *string
+		PullRequestID    graphql.ID
+	}
+}
+
+func (gqlRoot) ConvertPullRequestToDraft(ctx context.Context, args pullIDInput) (*pullPayload, error) {
+	return gqlFrom(ctx).setDraft(args.Input.PullRequestID, args.Input.ClientMutationID, true)
+}
+
+func (gqlRoot) MarkPullRequestReadyForReview(ctx context.Context, args pullIDInput) (*pullPayload, error) {
+	return gqlFrom(ctx).setDraft(args.Input.PullRequestID, args.Input.ClientMutationID, false)
+}
+
+type threadIDInput struct {
+	Input struct {
+		ClientMutationID *string
+		ThreadID         graphql.ID
+	}
+}
+
+// resolveThread runs pull_request_review_write's resolve_thread or
+// unresolve_thread for the thread the node id names.
+func (s *gqlState) resolveThread(args threadIDInput, method string) (*threadPayload, error) {
+	in := args.Input
+	t, ok := s.node(in.ThreadID).value().(*threadR)
+	if !ok {
+		return nil, nodeNotFound(in.ThreadID)
+	}
+	w := ReviewWriteIn{Method: method, RepoRef: ref(t.r), PullNumber: t.is.Number, ThreadID: string(in.ThreadID)}
+	if _, err := s.run(pullRequestReviewWrite, w); err != nil {
+		return nil, err
+	}
+	return &threadPayload{ClientMutationID: in.ClientMutationID, Thread: t}, nil
+}
+
+func (gqlRoot) ResolveReviewThread(ctx context.Context, args threadIDInput) (*threadPayload, error) {
+	return gqlFrom(ctx).resolveThread(args, "resolve_thread")
+}
+
+func (gqlRoot) UnresolveReviewThread(ctx context.Context, args threadIDInput) (*threadPayload, error) {
+	return gqlFrom(ctx).resolveThread(args, "unresolve_thread")
 }

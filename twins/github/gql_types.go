@@ -82,7 +82,7 @@ func (gqlRoot) Nodes(ctx context.Context, args struct{ IDs []graphql.ID }) []*no
 
 func (gqlRoot) RateLimit(ctx context.Context, args struct{ DryRun bool }) *rateLimitR {
 	s := gqlFrom(ctx)
-	return &rateLimitR{at: twins.EnvFrom(s.ctx).Now().Add(time.Hour)}
+	return &rateLimitR{at: twins.EnvFrom(s.Context()).Now().Add(time.Hour)}
 }
 
 // rateLimitR is GraphQL's rate limit: every query costs one point of a
@@ -220,16 +220,23 @@ func (n *nodeR) ToIssueType() (*issueTypeR, bool) {
 }
 func (n *nodeR) ToBot() (*botR, bool) { x, ok := n.v.(*botR); return x, ok }
 
-// The twin models no issue fields: these resolve nothing, but the
-// schema's unions need them.
-func (n *nodeR) ToIssueFieldText() (*issueFieldR, bool)   { return nil, false }
-func (n *nodeR) ToIssueFieldNumber() (*issueFieldR, bool) { return nil, false }
-func (n *nodeR) ToIssueFieldDate() (*issueFieldR, bool)   { return nil, false }
+// An issue field is one of four types by its data type.
+func (n *nodeR) issueField(dataType string) (*issueFieldR, bool) {
+	f, ok := n.v.(*issueFieldR)
+	if !ok || f.DataType != dataType {
+		return nil, false
+	}
+	return f, true
+}
+func (n *nodeR) ToIssueFieldText() (*issueFieldR, bool)   { return n.issueField("TEXT") }
+func (n *nodeR) ToIssueFieldNumber() (*issueFieldR, bool) { return n.issueField("NUMBER") }
+func (n *nodeR) ToIssueFieldDate() (*issueFieldR, bool)   { return n.issueField("DATE") }
 func (n *nodeR) ToIssueFieldSingleSelect() (*issueFieldR, bool) {
-	return nil, false
+	return n.issueField("SINGLE_SELECT")
 }
 func (n *nodeR) ToIssueFieldSingleSelectOption() (*issueFieldOptionR, bool) {
-	return nil, false
+	x, ok := n.v.(*issueFieldOptionR)
+	return x, ok
 }
 
 // Interface fields every Actor, RepositoryOwner, Labelable and Comment has.
@@ -597,7 +604,11 @@ func (o *orgR) IssueTypes(args pageArgs) (*conn[*issueTypeR], error) {
 
 func (o *orgR) IssueFields(args pageArgs) (*conn[*nodeR], error) {
 	o.s.stamp("list_issue_fields", rankList)
-	return paginate2([]*nodeR{}, args, "issueFields")
+	out := []*nodeR{}
+	for _, f := range o.o.IssueFields {
+		out = append(out, &nodeR{v: newIssueFieldR(f)})
+	}
+	return paginate2(out, args, "issueFields")
 }
 
 type teamR struct {
@@ -642,11 +653,27 @@ func (t *issueTypeR) Color() string {
 	return "GRAY"
 }
 
-// Issue fields (none are modelled).
+// Issue fields (issuefields.go).
+
+func newIssueFieldR(f *OrgIssueField) *issueFieldR {
+	id := gqlBigInt(f.ID)
+	x := &issueFieldR{ID: graphql.ID(nodeID("IF", f.ID)), FullDatabaseID: &id, Name: f.Name,
+		Description: strPtr(f.Description), DataType: strings.ToUpper(f.DataType), Visibility: "ALL"}
+	for _, o := range f.Options {
+		color := strings.ToUpper(o.Color)
+		if color == "" {
+			color = "GRAY"
+		}
+		oid := gqlBigInt(o.ID)
+		x.Options = append(x.Options, &issueFieldOptionR{ID: graphql.ID(nodeID("IFSO", o.ID)), FullDatabaseID: &oid, Name: o.Name,
+			Description: strPtr(o.Description), Color: color})
+	}
+	return x
+}
 
 type issueFieldR struct {
 	ID             graphql.ID
-	FullDatabaseID *string
+	FullDatabaseID *gqlBigInt
 	Name           string
 	Description    *string
 	DataType       string
@@ -655,22 +682,36 @@ type issueFieldR struct {
 }
 
 type issueFieldOptionR struct {
-	ID          graphql.ID
-	Name        string
-	Description *string
-	Color       string
-	Priority    *int32
+	ID             graphql.ID
+	FullDatabaseID *gqlBigInt
+	Name           string
+	Description    *string
+	Color          string
+	Priority       *int32
 }
 
-type issueFieldValueR struct{}
-
-func (*issueFieldValueR) ToIssueFieldDateValue() (*issueFieldStringValueR, bool) { return nil, false }
-func (*issueFieldValueR) ToIssueFieldTextValue() (*issueFieldStringValueR, bool) { return nil, false }
-func (*issueFieldValueR) ToIssueFieldSingleSelectValue() (*issueFieldStringValueR, bool) {
-	return nil, false
+// issueFieldValueR is one value of the IssueFieldValue union: a number,
+// or a string of its field's data type.
+type issueFieldValueR struct {
+	dataType string
+	str      *issueFieldStringValueR
+	num      *issueFieldNumberValueR
 }
-func (*issueFieldValueR) ToIssueFieldNumberValue() (*issueFieldNumberValueR, bool) {
-	return nil, false
+
+func (v *issueFieldValueR) asString(dataType string) (*issueFieldStringValueR, bool) {
+	return v.str, v.str != nil && v.dataType == dataType
+}
+func (v *issueFieldValueR) ToIssueFieldDateValue() (*issueFieldStringValueR, bool) {
+	return v.asString("date")
+}
+func (v *issueFieldValueR) ToIssueFieldTextValue() (*issueFieldStringValueR, bool) {
+	return v.asString("text")
+}
+func (v *issueFieldValueR) ToIssueFieldSingleSelectValue() (*issueFieldStringValueR, bool) {
+	return v.asString("single_select")
+}
+func (v *issueFieldValueR) ToIssueFieldNumberValue() (*issueFieldNumberValueR, bool) {
+	return v.num, v.num != nil
 }
 
 type issueFieldStringValueR struct {
@@ -709,6 +750,16 @@ func (r *repoR) DefaultBranchRef() *refR {
 		return nil
 	}
 	return &refR{s: r.s, r: r.r, name: b.Name, prefix: "refs/heads/", sha: b.SHA}
+}
+
+// IssueFields are the organization's issue fields, which its repositories
+// inherit; a user's repository has none.
+func (r *repoR) IssueFields(args pageArgs) (*conn[*nodeR], error) {
+	if o := r.s.w.org(r.r.Owner); o != nil {
+		return (&orgR{s: r.s, o: o}).IssueFields(args)
+	}
+	r.s.stamp("list_issue_fields", rankList)
+	return paginate2([]*nodeR{}, args, "issueFields")
 }
 
 func (r *repoR) Issue(args struct{ Number int32 }) (*issueR, error) {
@@ -750,8 +801,8 @@ type IssueFilters struct {
 	ViewerSubscribed bool
 }
 
-// IssueFieldValueFilter filters by an issue field's value; the twin has no
-// issue fields, so a filter naming one matches nothing.
+// IssueFieldValueFilter filters by an issue field's value (by the field's
+// name, case-insensitively): the issue must hold that value.
 type IssueFieldValueFilter struct {
 	DateValue               *string
 	FieldName               string
@@ -778,7 +829,7 @@ func (r *repoR) Issues(args struct {
 	}
 	var list []*Issue
 	for _, is := range r.r.Issues {
-		if is.Pull == nil && issueMatches(r.s.w, is, states, labels, f) {
+		if is.Pull == nil && issueMatches(r.s.w, r.s.w.org(r.r.Owner), is, states, labels, f) {
 			list = append(list, is)
 		}
 	}
@@ -791,7 +842,7 @@ func (r *repoR) Issues(args struct {
 }
 
 // issueMatches applies an issues connection's filters.
-func issueMatches(w *World, is *Issue, states, labels *[]string, f *IssueFilters) bool {
+func issueMatches(w *World, o *Org, is *Issue, states, labels *[]string, f *IssueFilters) bool {
 	if states != nil && len(*states) > 0 && !slices.Contains(*states, strings.ToUpper(is.State)) {
 		return false
 	}
@@ -816,8 +867,15 @@ func issueMatches(w *World, is *Issue, states, labels *[]string, f *IssueFilters
 	if f.MilestoneNumber != nil && fmt.Sprint(is.Milestone) != *f.MilestoneNumber && !(*f.MilestoneNumber == "*" && is.Milestone != 0) {
 		return false
 	}
-	if f.IssueFieldValues != nil && len(*f.IssueFieldValues) > 0 {
+	if f.Type != nil && !strings.EqualFold(is.Type, *f.Type) {
 		return false
+	}
+	if f.IssueFieldValues != nil {
+		for _, want := range *f.IssueFieldValues {
+			if !fieldValueMatches(o, is, want) {
+				return false
+			}
+		}
 	}
 	return true
 }
@@ -854,7 +912,7 @@ func (r *repoR) PullRequests(args struct {
 		if args.States != nil && len(*args.States) > 0 && !slices.Contains(*args.States, state) {
 			continue
 		}
-		if !issueMatches(r.s.w, is, nil, args.Labels, &IssueFilters{}) {
+		if !issueMatches(r.s.w, nil, is, nil, args.Labels, &IssueFilters{}) {
 			continue
 		}
 		list = append(list, is)
@@ -1000,6 +1058,14 @@ func (i *issueR) UpdatedAt() gqlTime { return timeOf(i.is.UpdatedAt) }
 func (i *issueR) Author() *nodeR     { return i.s.actor(i.is.User) }
 func (i *issueR) Repository() *repoR { return &repoR{s: i.s, r: i.r} }
 func (i *issueR) IssueType() *issueTypeR {
+	if i.is.Type == "" {
+		return nil
+	}
+	if o := i.s.w.org(i.r.Owner); o != nil {
+		if t := o.issueType(i.is.Type); t != nil {
+			return &issueTypeR{t: t}
+		}
+	}
 	return nil
 }
 
@@ -1077,7 +1143,24 @@ type subIssuesSummaryR struct {
 }
 
 func (i *issueR) IssueFieldValues(args pageArgs) (*conn[*issueFieldValueR], error) {
-	return paginate2([]*issueFieldValueR{}, args, "issueFieldValues")
+	out := []*issueFieldValueR{}
+	if o := i.s.w.org(i.r.Owner); o != nil {
+		for _, fv := range i.is.FieldValues {
+			f := o.issueFieldByID(fv.FieldID)
+			if f == nil {
+				continue
+			}
+			field := &nodeR{v: newIssueFieldR(f)}
+			v := &issueFieldValueR{dataType: f.DataType}
+			if f.DataType == "number" {
+				v.num = &issueFieldNumberValueR{Field: field, Value: fv.Number}
+			} else {
+				v.str = &issueFieldStringValueR{Field: field, Value: fv.Value}
+			}
+			out = append(out, v)
+		}
+	}
+	return paginate2(out, args, "issueFieldValues")
 }
 
 // ClosedByPullRequestsReferences lists the open pull requests of the
@@ -1227,10 +1310,29 @@ type threadR struct {
 }
 
 func (t *threadR) ID() graphql.ID    { return graphql.ID(nodeID("PRRT", t.root.ID)) }
-func (t *threadR) IsResolved() bool  { return false }
+func (t *threadR) IsResolved() bool  { return t.root.ResolvedBy != "" }
 func (t *threadR) IsOutdated() bool  { return false }
-func (t *threadR) IsCollapsed() bool { return false }
+func (t *threadR) IsCollapsed() bool { return t.IsResolved() }
 func (t *threadR) Path() string      { return t.root.Path }
+func (t *threadR) PullRequest() *pullR {
+	return &pullR{issueR{s: t.s, r: t.r, is: t.is}}
+}
+func (t *threadR) Repository() *repoR { return &repoR{s: t.s, r: t.r} }
+func (t *threadR) ResolvedBy() *userR {
+	if t.root.ResolvedBy == "" {
+		return nil
+	}
+	return t.s.userR(t.root.ResolvedBy)
+}
+
+// The viewer may reply to, resolve and unresolve threads of a repository it
+// can write to (the twin's collaborators) or of its own pull request.
+func (t *threadR) viewerCanWrite() bool {
+	return containsFold(t.r.Collaborators, t.s.w.Me) || strings.EqualFold(t.r.Owner, t.s.w.Me) || strings.EqualFold(t.is.User, t.s.w.Me)
+}
+func (t *threadR) ViewerCanReply() bool     { return t.viewerCanWrite() }
+func (t *threadR) ViewerCanResolve() bool   { return t.viewerCanWrite() && !t.IsResolved() }
+func (t *threadR) ViewerCanUnresolve() bool { return t.viewerCanWrite() && t.IsResolved() }
 func (t *threadR) Line() *int32 {
 	if t.root.Line == 0 {
 		return nil
@@ -1569,4 +1671,33 @@ func (n *nodeR) ToBlob() (*blobR, bool) { x, ok := n.v.(*blobR); return x, ok }
 func (n *nodeR) ToMilestone() (*milestoneR, bool) {
 	x, ok := n.v.(*milestoneR)
 	return x, ok
+}
+
+// fieldValueMatches reports whether an issue holds the value a filter asks
+// for; a field its organization lacks matches nothing.
+func fieldValueMatches(o *Org, is *Issue, want IssueFieldValueFilter) bool {
+	if o == nil {
+		return false
+	}
+	f := o.issueField(want.FieldName)
+	if f == nil {
+		return false
+	}
+	for _, fv := range is.FieldValues {
+		if fv.FieldID != f.ID {
+			continue
+		}
+		switch {
+		case want.NumberValue != nil:
+			return f.DataType == "number" && fv.Number == *want.NumberValue
+		case want.TextValue != nil:
+			return f.DataType == "text" && fv.Value == *want.TextValue
+		case want.DateValue != nil:
+			return f.DataType == "date" && fv.Value == *want.DateValue
+		case want.SingleSelectOptionValue != nil:
+			return f.DataType == "single_select" && strings.EqualFold(fv.Value, *want.SingleSelectOptionValue)
+		}
+		return true
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -61,12 +62,21 @@ var issueRead = twins.New(twins.Spec{
 	case "get_parent":
 		pr, parent := w.parentOf(is)
 		if parent == nil {
+			// GitHub's REST API answers 404; github-mcp-server reads the
+			// parent through GraphQL, where it is null.
+			if twins.TransportFrom(ctx) == twins.TransportMCP {
+				return noParent{}, nil
+			}
 			return nil, notFound("issue #%d has no parent issue", is.Number)
 		}
 		return v.issue(pr, parent), nil
 	}
 	return nil, invalid("Issue", "method", "invalid", "unknown method %q: use get, get_comments, get_labels, get_sub_issues or get_parent", in.Method)
 })
+
+// noParent is issue_read get_parent's output over MCP for an issue
+// without a parent.
+type noParent struct{}
 
 // ListIssuesIn is list_issues' input: GitHub's REST filters plus the
 // github-mcp-server spellings (state OPEN/CLOSED, orderBy, direction ASC/DESC).
@@ -84,6 +94,7 @@ type ListIssuesIn struct {
 	Direction string   `json:"direction,omitempty" jsonschema:"Sort direction: desc (default) or asc" enum:"ASC,DESC,asc,desc"`
 	After     string   `json:"after,omitempty" jsonschema:"Cursor for pagination: the endCursor of the previous response's pageInfo"`
 	Paging
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each issue over MCP (all when omitted); leave out body to shrink the answer" enum:"number,title,body,state,user,labels,assignees,comments,created_at,updated_at,field_values"`
 }
 
 var listIssues = twins.New(twins.Spec{
@@ -290,6 +301,10 @@ type IssueWriteIn struct {
 	Assignee    *string   `json:"assignee,omitempty" jsonschema:"Deprecated single assignee"`
 	Milestone   *int      `json:"milestone,omitempty" jsonschema:"Milestone number; 0 removes the milestone"`
 	DuplicateOf int       `json:"duplicate_of,omitempty" jsonschema:"Issue number this issue duplicates (with state_reason duplicate)"`
+	Type        *string   `json:"type,omitempty" jsonschema:"Type of this issue: one of the organization's issue types (list_issue_types); an empty string removes it"`
+	// IssueFieldValues is REST's form of issue field values (by field id);
+	// github-mcp-server's issue_fields (by name) resolve to it.
+	IssueFieldValues []IssueFieldValueIn `json:"issue_field_values,omitempty" jsonschema:"Values of the organization's issue fields (list_issue_fields): the issue keeps exactly these"`
 }
 
 var issueWrite = twins.New(twins.Spec{
@@ -347,6 +362,8 @@ type issuePatch struct {
 	title, body, state, stateReason *string
 	labels, assignees               *[]string
 	milestone                       *int
+	issueType                       *string
+	fieldValues                     *[]*FieldValue
 }
 
 // validateIssuePatch checks everything issue_write may refuse, before
@@ -414,6 +431,22 @@ func validateIssuePatch(w *World, r *Repo, in IssueWriteIn) (issuePatch, error) 
 	if in.Milestone != nil && *in.Milestone != 0 && r.milestone(*in.Milestone) == nil {
 		return p, invalid("Issue", "milestone", "invalid", "milestone %d does not exist in %s", *in.Milestone, r.FullName()).With("value", *in.Milestone)
 	}
+	if in.Type != nil {
+		name := ""
+		if *in.Type != "" {
+			t := w.repoIssueType(r, *in.Type)
+			if t == nil {
+				return p, invalid("Issue", "type", "invalid", "%q is not an issue type of %s", *in.Type, r.Owner).With("value", *in.Type)
+			}
+			name = t.Name
+		}
+		p.issueType = &name
+	}
+	fv, err := fieldValuesPatch(w, r, in.IssueFieldValues)
+	if err != nil {
+		return p, err
+	}
+	p.fieldValues = fv
 	return p, nil
 }
 
@@ -456,6 +489,13 @@ func applyIssuePatch(w *World, r *Repo, is *Issue, p issuePatch, now time.Time) 
 		if m := r.milestone(is.Milestone); m != nil {
 			ev("milestoned", func(e *Event) { e.Milestone = m.Title })
 		}
+	}
+	if p.issueType != nil && *p.issueType != is.Type {
+		is.Type = *p.issueType
+		changed = true
+	}
+	if applyFieldValues(is, p.fieldValues) {
+		changed = true
 	}
 	if p.state != nil && *p.state != is.State {
 		is.State = *p.state
@@ -568,9 +608,41 @@ var addIssueComment = twins.New(twins.Spec{
 			Fixed: map[string]any{"issue_number": 0}, StatusOf: reactionStatus},
 	},
 }, func(ctx context.Context, w *World, in AddIssueCommentIn) (any, error) {
+	if in.Body != "" && in.Reaction != "" && in.CommentID == 0 {
+		return commentAndReact(ctx, w, in)
+	}
 	if in.Reaction != "" || in.CommentID != 0 {
 		return addReaction(ctx, w, in)
 	}
+	return addComment(ctx, w, in)
+})
+
+// CommentAndReaction is add_issue_comment's answer when it both comments
+// and reacts, as github-mcp-server allows.
+type CommentAndReaction struct {
+	Comment  APIIssueComment `json:"comment"`
+	Reaction *APIReaction    `json:"reaction"`
+}
+
+// commentAndReact adds a comment to an issue and a reaction to the issue,
+// checking the reaction before anything changes.
+func commentAndReact(ctx context.Context, w *World, in AddIssueCommentIn) (any, error) {
+	if !slices.Contains(reactionContents, in.Reaction) {
+		return nil, invalid("Reaction", "content", "invalid", "reaction must be one of %s, got %q", strings.Join(reactionContents, ", "), in.Reaction)
+	}
+	c, err := addComment(ctx, w, in)
+	if err != nil {
+		return nil, err
+	}
+	in.Body = ""
+	rx, err := addReaction(ctx, w, in)
+	if err != nil {
+		return nil, err
+	}
+	return CommentAndReaction{Comment: c, Reaction: rx}, nil
+}
+
+func addComment(ctx context.Context, w *World, in AddIssueCommentIn) (APIIssueComment, error) {
 	r, is, err := w.issueOf(in.Owner, in.Repo, in.IssueNumber)
 	if err != nil {
 		return APIIssueComment{}, err
@@ -586,7 +658,7 @@ var addIssueComment = twins.New(twins.Spec{
 	r.addComment(is, c)
 	is.UpdatedAt = now
 	return newView(ctx, w).comment(r, is, c), nil
-})
+}
 
 // AssigneesIn is the input of add_issue_assignees and remove_issue_assignees.
 type AssigneesIn struct {

@@ -338,8 +338,15 @@ func TestListIssuesDefaultsPerTransport(t *testing.T) {
 			t.Fatal(r.Err)
 		}
 		var n []int
-		for _, is := range r.Out.(*List[APIIssue]).Items {
-			n = append(n, is.Number)
+		switch out := r.Out.(type) {
+		case *List[APIIssue]:
+			for _, is := range out.Items {
+				n = append(n, is.Number)
+			}
+		case MinimalIssuesPage:
+			for _, is := range out.Issues {
+				n = append(n, is.Number)
+			}
 		}
 		return fmt.Sprint(n)
 	}

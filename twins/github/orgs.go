@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pomehq/pome/twins"
@@ -120,6 +121,13 @@ type APIIssueType struct {
 	UpdatedAt   string  `json:"updated_at"`
 }
 
+func apiIssueType(t *IssueType) *APIIssueType {
+	return &APIIssueType{
+		ID: t.ID, NodeID: nodeID("IT", t.ID), Name: t.Name, Description: strPtr(t.Description), Color: strPtr(t.Color),
+		IsEnabled: t.Enabled, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.CreatedAt),
+	}
+}
+
 // ListIssueTypesIn is list_issue_types' input.
 type ListIssueTypesIn struct {
 	Owner string `json:"owner" jsonschema:"The account owner of the repository or organization."`
@@ -162,10 +170,7 @@ var listIssueTypes = twins.New(twins.Spec{
 		if in.Repo != "" && !t.Enabled {
 			continue
 		}
-		items = append(items, APIIssueType{
-			ID: t.ID, NodeID: nodeID("IT", t.ID), Name: t.Name, Description: strPtr(t.Description), Color: strPtr(t.Color),
-			IsEnabled: t.Enabled, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.CreatedAt),
-		})
+		items = append(items, *apiIssueType(t))
 	}
 	return &List[APIIssueType]{Items: items, TotalCount: len(items), Page: 1, PerPage: len(items)}, nil
 })
@@ -185,6 +190,16 @@ type IssueField struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	DataType    string `json:"data_type"`
+	// Options are a single select field's.
+	Options []IssueFieldOptionOut `json:"options,omitempty"`
+}
+
+// IssueFieldOptionOut is one option of a single select field.
+type IssueFieldOptionOut struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Color       string `json:"color,omitempty"`
+	Description string `json:"description,omitempty"`
 }
 
 // ListIssueFieldsIn is list_issue_fields' input.
@@ -195,13 +210,22 @@ type ListIssueFieldsIn struct {
 
 var listIssueFields = twins.New(twins.Spec{
 	Name: "list_issue_fields", Title: "List issue fields",
-	Description: "List the custom issue fields of an organization, or those a repository inherits from its organization. The twin models no issue fields: every organization has none.",
+	Description: "List the custom issue fields of an organization, or those a repository inherits from its organization.",
 	Effect:      twins.Read,
 }, func(ctx context.Context, w *World, in ListIssueFieldsIn) ([]IssueField, error) {
-	if _, err := w.issueTypeOwner(in.Owner, in.Repo); err != nil {
+	o, err := w.issueTypeOwner(in.Owner, in.Repo)
+	if err != nil {
 		return nil, err
 	}
-	return []IssueField{}, nil
+	out := []IssueField{}
+	for _, f := range o.IssueFields {
+		x := IssueField{ID: strconv.FormatInt(f.ID, 10), Name: f.Name, Description: f.Description, DataType: strings.ToUpper(f.DataType)}
+		for _, op := range f.Options {
+			x.Options = append(x.Options, IssueFieldOptionOut{ID: strconv.FormatInt(op.ID, 10), Name: op.Name, Color: op.Color, Description: op.Description})
+		}
+		out = append(out, x)
+	}
+	return out, nil
 })
 
 // UpdatePullBranchIn is update_pull_request_branch's input.

@@ -92,7 +92,10 @@ func TestReactions(t *testing.T) {
 		t.Errorf("counts: issue %+v, comment %+v", is.Reactions, got.Reactions)
 	}
 	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"reaction":"tada"}`, twins.Invalid, "")
-	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"reaction":"+1","body":"and a comment"}`, twins.Unprocessable, "")
+	// A reaction to a comment cannot come with a body; to the issue it can
+	// (a comment and a reaction, as github-mcp-server allows).
+	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"comment_id":`+itoa64(c.ID)+`,"reaction":"+1","body":"and a comment"}`, twins.Unprocessable, "")
+	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"reaction":"tada","body":"and a comment"}`, twins.Invalid, "")
 	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"comment_id":999999,"reaction":"+1"}`, twins.NotFound, "")
 	wantErr(t, w, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":42,"reaction":"+1"}`, twins.NotFound, "")
 }

@@ -26,13 +26,6 @@ type APIPullBranch struct {
 	Repo  *APIRepository `json:"repo"`
 }
 
-// APITeam is a requested team (the twin has none, the list stays empty).
-type APITeam struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-	Slug string `json:"slug"`
-}
-
 // APIPullRequest is GitHub's pull request object.
 type APIPullRequest struct {
 	URL                 string        `json:"url"`
@@ -217,6 +210,7 @@ type ListPullsIn struct {
 	Sort      string `json:"sort,omitempty" jsonschema:"created (default), updated, popularity or long-running" enum:"created,updated,popularity,long-running"`
 	Direction string `json:"direction,omitempty" jsonschema:"asc or desc (default)" enum:"asc,desc"`
 	Paging
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each pull request over MCP (all when omitted); leave out body to shrink the answer" enum:"number,title,body,state,draft,merged,mergeable_state,html_url,user,labels,assignees,requested_reviewers,merged_by,head,base,additions,deletions,changed_files,commits,comments,created_at,updated_at,closed_at,merged_at,milestone"`
 }
 
 var listPullRequests = twins.New(twins.Spec{
@@ -628,20 +622,21 @@ type ReviewDraftComment struct {
 
 // ReviewWriteIn is pull_request_review_write's input.
 type ReviewWriteIn struct {
-	Method string `json:"method" jsonschema:"create (submit now with event, or pending without), submit_pending or delete_pending" enum:"create,submit_pending,delete_pending"`
+	Method string `json:"method" jsonschema:"create (submit now with event, or pending without), submit_pending, delete_pending, resolve_thread or unresolve_thread" enum:"create,submit_pending,delete_pending,resolve_thread,unresolve_thread"`
 	RepoRef
 	PullNumber int                  `json:"pullNumber" jsonschema:"Pull request number"`
 	Body       string               `json:"body,omitempty" jsonschema:"Review comment text"`
 	Event      string               `json:"event,omitempty" jsonschema:"APPROVE, REQUEST_CHANGES or COMMENT" enum:"APPROVE,REQUEST_CHANGES,COMMENT"`
 	CommitID   string               `json:"commitID,omitempty" jsonschema:"SHA of commit to review"`
 	Comments   []ReviewDraftComment `json:"comments,omitempty" jsonschema:"Inline comments of the review"`
+	ThreadID   string               `json:"threadId,omitempty" jsonschema:"The node ID of the review thread (PRRT_…), for resolve_thread and unresolve_thread; pull_request_read's get_review_comments lists them"`
 }
 
 var reviewStates = map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
 
 var pullRequestReviewWrite = twins.New(twins.Spec{
 	Name: "pull_request_review_write", Title: "Write operations on pull request reviews",
-	Description: "Create a pull request review (APPROVE, REQUEST_CHANGES or COMMENT; without an event it stays pending), submit a pending review, or delete a pending review.",
+	Description: "Create a pull request review (APPROVE, REQUEST_CHANGES or COMMENT; without an event it stays pending), submit a pending review, delete a pending review, or resolve or unresolve a review thread.",
 	Effect:      twins.Write,
 	Bindings: []twins.Binding{
 		{Method: "POST", Path: pullPath + "/reviews", Rename: map[string]string{"pull_number": "pullNumber", "commit_id": "commitID"}, Fixed: map[string]any{"method": "create"}},
@@ -652,6 +647,9 @@ var pullRequestReviewWrite = twins.New(twins.Spec{
 		return APIReview{}, err
 	}
 	p := is.Pull
+	if in.Method == "resolve_thread" || in.Method == "unresolve_thread" {
+		return resolveThread(ctx, w, r, is, in)
+	}
 	var pending *Review
 	for _, rv := range p.Reviews {
 		if rv.State == "PENDING" && strings.EqualFold(rv.User, w.Me) {
@@ -743,8 +741,56 @@ var pullRequestReviewWrite = twins.New(twins.Spec{
 		p.ReviewComments = keep
 		return out, nil
 	}
-	return APIReview{}, invalid("PullRequestReview", "method", "invalid", "unknown method %q: use create, submit_pending or delete_pending", in.Method)
+	return APIReview{}, invalid("PullRequestReview", "method", "invalid", "unknown method %q: use create, submit_pending, delete_pending, resolve_thread or unresolve_thread", in.Method)
 })
+
+// resolveThread marks a review thread (named by its root comment's PRRT_
+// node id) resolved or unresolved. Doing it twice is not an error, as on
+// GitHub. It answers with the review the thread's first comment belongs to.
+func resolveThread(ctx context.Context, w *World, r *Repo, is *Issue, in ReviewWriteIn) (APIReview, error) {
+	if in.ThreadID == "" {
+		return APIReview{}, invalid("PullRequestReviewThread", "threadId", "missing_field", "threadId is required for %s", in.Method)
+	}
+	root := threadRoot(w, is, in.ThreadID)
+	if root == nil {
+		return APIReview{}, notFound("Could not resolve to a PullRequestReviewThread with the id of '%s' on #%d", in.ThreadID, is.Number)
+	}
+	switch {
+	case in.Method == "resolve_thread" && root.ResolvedBy == "":
+		root.ResolvedBy = w.Me
+	case in.Method == "unresolve_thread" && root.ResolvedBy != "":
+		root.ResolvedBy = ""
+	default:
+		twins.Unchanged(ctx)
+	}
+	for _, rv := range is.Pull.Reviews {
+		if rv.ID == root.ReviewID {
+			return newView(ctx, w).review(r, is, rv), nil
+		}
+	}
+	return APIReview{}, nil
+}
+
+// threadRoot finds the comment that starts the thread with this node id on
+// a pull request, hiding the comments of another user's pending review.
+func threadRoot(w *World, is *Issue, threadID string) *ReviewComment {
+	kind, id, ok := parseNodeID(threadID)
+	if !ok || kind != "PRRT" {
+		return nil
+	}
+	for _, c := range is.Pull.ReviewComments {
+		if c.ID != id || c.InReplyTo != 0 {
+			continue
+		}
+		for _, rv := range is.Pull.Reviews {
+			if rv.ID == c.ReviewID && rv.State == "PENDING" && !strings.EqualFold(rv.User, w.Me) {
+				return nil
+			}
+		}
+		return c
+	}
+	return nil
+}
 
 // submitted records a submitted review: the reviewer's request is fulfilled.
 func submitted(w *World, is *Issue, rv *Review, now time.Time) {
@@ -779,7 +825,12 @@ var addPullRequestReviewComment = twins.New(twins.Spec{
 	Description: "Comment on a file (and line) of a pull request's diff, or reply to a review comment.",
 	Effect:      twins.Write,
 	Bindings:    []twins.Binding{{Method: "POST", Path: pullPath + "/comments", Rename: pullRename, Status: 201}},
-}, func(ctx context.Context, w *World, in ReviewCommentIn) (APIReviewComment, error) {
+}, addReviewComment)
+
+// addReviewComment comments on a pull request's diff or replies to a
+// review comment (add_pull_request_review_comment and
+// add_reply_to_pull_request_comment).
+func addReviewComment(ctx context.Context, w *World, in ReviewCommentIn) (APIReviewComment, error) {
 	r, is, err := w.pullOf(in.Owner, in.Repo, in.PullNumber)
 	if err != nil {
 		return APIReviewComment{}, err
@@ -798,7 +849,12 @@ var addPullRequestReviewComment = twins.New(twins.Spec{
 		if parent == nil {
 			return APIReviewComment{}, notFound("review comment %d not found", in.InReplyTo)
 		}
-		c.Path, c.Line, c.Side, c.CommitID, c.InReplyTo = parent.Path, parent.Line, parent.Side, parent.CommitID, parent.ID
+		// A reply to a reply joins the thread its parent is in.
+		root := parent.ID
+		if parent.InReplyTo != 0 {
+			root = parent.InReplyTo
+		}
+		c.Path, c.Line, c.Side, c.CommitID, c.InReplyTo = parent.Path, parent.Line, parent.Side, parent.CommitID, root
 	} else {
 		if in.CommitID != "" {
 			cm := r.commit(in.CommitID)
@@ -819,7 +875,7 @@ var addPullRequestReviewComment = twins.New(twins.Spec{
 	is.Pull.ReviewComments = append(is.Pull.ReviewComments, c)
 	is.UpdatedAt = now
 	return newView(ctx, w).reviewComment(r, is, c), nil
-})
+}
 
 // ReviewersIn is the input of request_pull_request_reviewers and
 // remove_requested_reviewers.

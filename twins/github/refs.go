@@ -378,12 +378,19 @@ func (v *view) release(r *Repo, rel *Release) APIRelease {
 		PublishedAt: tsPtr(rel.PublishedAt), Author: v.user(rel.Author), Assets: []any{}}
 }
 
+// ListReleasesIn is list_releases' input, with github-mcp-server's field
+// selection.
+type ListReleasesIn struct {
+	RepoLabelsIn
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each release (all when omitted); leave out body to shrink the answer" enum:"id,tag_name,name,body,html_url,published_at,prerelease,draft,author"`
+}
+
 var listReleases = twins.New(twins.Spec{
 	Name: "list_releases", Title: "List releases",
 	Description: "List releases in a GitHub repository, newest first.",
 	Effect:      twins.Read,
 	Bindings:    []twins.Binding{{Method: "GET", Path: "/repos/{owner}/{repo}/releases", Rename: perPageRename, Shape: restShape, Headers: linkHeaders}},
-}, func(ctx context.Context, w *World, in RepoLabelsIn) (*List[APIRelease], error) {
+}, func(ctx context.Context, w *World, in ListReleasesIn) (*List[APIRelease], error) {
 	r, err := w.repo(in.Owner, in.Repo)
 	if err != nil {
 		return nil, err

@@ -111,6 +111,8 @@ type APIIssue struct {
 	Assignee          *APIUser             `json:"assignee"`
 	Assignees         []APIUser            `json:"assignees"`
 	Milestone         *APIMilestone        `json:"milestone"`
+	Type              *APIIssueType        `json:"type"`
+	IssueFieldValues  []APIIssueFieldValue `json:"issue_field_values,omitempty"`
 	Locked            bool                 `json:"locked"`
 	ActiveLockReason  *string              `json:"active_lock_reason"`
 	Comments          int                  `json:"comments"`
@@ -323,6 +325,12 @@ func (v *view) issue(r *Repo, is *Issue) APIIssue {
 	}
 	if len(is.Assignees) > 0 {
 		out.Assignee = v.user(is.Assignees[0])
+	}
+	out.IssueFieldValues = v.issueFieldValues(r, is)
+	if is.Type != "" {
+		if o := v.w.org(r.Owner); o != nil && o.issueType(is.Type) != nil {
+			out.Type = apiIssueType(o.issueType(is.Type))
+		}
 	}
 	if is.Pull != nil {
 		pu := repo + "/pulls/" + num

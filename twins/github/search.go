@@ -39,6 +39,31 @@ type SearchIssuesIn struct {
 	Repo  string `json:"repo,omitempty" jsonschema:"Optional repository name. If provided with owner, only results for this repository are listed."`
 }
 
+// SearchIssuesArgs is search_issues' input, with github-mcp-server's
+// field selection (the MCP answer keeps only the fields named).
+type SearchIssuesArgs struct {
+	SearchIssuesIn
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each result item (all when omitted); leave out body, reactions and labels to shrink the answer" enum:"number,title,body,state,state_reason,draft,locked,html_url,user,author_association,labels,assignee,assignees,milestone,comments,reactions,created_at,updated_at,closed_at,closed_by,type,repository_url,pull_request,field_values"`
+}
+
+// SearchPullsArgs is search_pull_requests' input, with its field selection.
+type SearchPullsArgs struct {
+	SearchIssuesIn
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each result item (all when omitted); leave out body, reactions and labels to shrink the answer" enum:"number,title,body,state,state_reason,draft,locked,html_url,user,author_association,labels,assignee,assignees,milestone,comments,reactions,created_at,updated_at,closed_at,closed_by,pull_request,repository_url"`
+}
+
+// SearchCodeIn is search_code's input, with its field selection.
+type SearchCodeIn struct {
+	SearchIn
+	Fields []string `json:"fields,omitempty" jsonschema:"Fields to keep in each result item (all when omitted)" enum:"name,path,sha,repository,text_matches"`
+}
+
+// SearchReposIn is search_repositories' input.
+type SearchReposIn struct {
+	SearchIn
+	MinimalOutput *bool `json:"minimal_output,omitempty" jsonschema:"Answer trimmed repository objects over MCP (default true); false answers GitHub's full repository objects"`
+}
+
 var searchRename = map[string]string{"q": "query", "per_page": "perPage"}
 
 // SearchResult is GitHub's search response, on both transports.
@@ -400,7 +425,8 @@ var searchIssues = twins.New(twins.Spec{
 	Bindings: []twins.Binding{
 		{Method: "GET", Path: "/search/issues", Rename: searchRename, Headers: linkHeaders},
 	},
-}, func(ctx context.Context, w *World, in SearchIssuesIn) (*SearchResult[APISearchIssue], error) {
+}, func(ctx context.Context, w *World, args SearchIssuesArgs) (*SearchResult[APISearchIssue], error) {
+	in := args.SearchIssuesIn
 	if twins.TransportFrom(ctx) == twins.TransportMCP {
 		in.Query = scopeMCPQuery(in, "issue")
 	}
@@ -413,7 +439,8 @@ var searchPullRequests = twins.New(twins.Spec{
 	Description: "Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr; owner with repo scope it to that repository.",
 	Effect:      twins.Read,
 	// REST has no route of its own: GET /search/issues?q=is:pr … is search_issues.
-}, func(ctx context.Context, w *World, in SearchIssuesIn) (*SearchResult[APISearchIssue], error) {
+}, func(ctx context.Context, w *World, args SearchPullsArgs) (*SearchResult[APISearchIssue], error) {
+	in := args.SearchIssuesIn
 	in.Query = scopeMCPQuery(in, "pr")
 	return runIssueSearch(ctx, w, in)
 })
@@ -674,7 +701,8 @@ var searchRepositories = twins.New(twins.Spec{
 	Bindings: []twins.Binding{
 		{Method: "GET", Path: "/search/repositories", Rename: searchRename, Headers: linkHeaders},
 	},
-}, func(ctx context.Context, w *World, in SearchIn) (*SearchResult[APISearchRepository], error) {
+}, func(ctx context.Context, w *World, args SearchReposIn) (*SearchResult[APISearchRepository], error) {
+	in := args.SearchIn
 	asc, err := checkSearch(in, "stars", "forks", "help-wanted-issues", "updated")
 	if err != nil {
 		return nil, err
@@ -791,7 +819,8 @@ var searchCode = twins.New(twins.Spec{
 	Bindings: []twins.Binding{
 		{Method: "GET", Path: "/search/code", Rename: searchRename, Headers: linkHeaders},
 	},
-}, func(ctx context.Context, w *World, in SearchIn) (*SearchResult[APISearchCode], error) {
+}, func(ctx context.Context, w *World, args SearchCodeIn) (*SearchResult[APISearchCode], error) {
+	in := args.SearchIn
 	if _, err := checkSearch(in, "indexed"); err != nil {
 		return nil, err
 	}

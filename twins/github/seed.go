@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -43,6 +44,45 @@ type SeedOrg struct {
 	Name        string   `json:"name,omitempty"`
 	Description string   `json:"description,omitempty"`
 	Members     []string `json:"members,omitempty"`
+	// Teams' members must be members of the organization.
+	Teams []SeedTeam `json:"teams,omitempty"`
+	// IssueTypes are the types its repositories' issues may take.
+	IssueTypes []SeedIssueType `json:"issue_types,omitempty"`
+	// IssueFields are the custom fields its repositories' issues have.
+	IssueFields []SeedIssueField `json:"issue_fields,omitempty"`
+}
+
+// SeedIssueField is an organization's issue field: data_type text,
+// number, date or single_select (which needs options).
+type SeedIssueField struct {
+	Name        string                 `json:"name"`
+	DataType    string                 `json:"data_type"`
+	Description string                 `json:"description,omitempty"`
+	Options     []SeedIssueFieldOption `json:"options,omitempty"`
+}
+
+// SeedIssueFieldOption is an option of a single select field.
+type SeedIssueFieldOption struct {
+	Name        string `json:"name"`
+	Color       string `json:"color,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// SeedTeam is a team of an organization; its slug defaults to its name in
+// lower case with runs of other characters as "-", as GitHub makes it.
+type SeedTeam struct {
+	Name        string   `json:"name"`
+	Slug        string   `json:"slug,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Members     []string `json:"members,omitempty"`
+}
+
+// SeedIssueType is an organization's issue type; enabled by default.
+type SeedIssueType struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Color       string `json:"color,omitempty"`
+	Enabled     *bool  `json:"enabled,omitempty"`
 }
 
 // SeedRepo is a repository with its content and its issue tracker.
@@ -117,6 +157,11 @@ type SeedIssue struct {
 	Locked      bool          `json:"locked,omitempty"`
 	Comments    []SeedComment `json:"comments,omitempty"`
 	CreatedAt   string        `json:"created_at,omitempty"`
+	// Type is one of the owning organization's issue types.
+	Type string `json:"type,omitempty"`
+	// FieldValues are values of the organization's issue fields, by field
+	// name: text, a number, a date (YYYY-MM-DD) or an option's name.
+	FieldValues map[string]any `json:"field_values,omitempty"`
 }
 
 // SeedPull is a pull request from head into base (both branches of the
@@ -299,6 +344,9 @@ func buildWorld(ctx context.Context, s *Seed) (*World, error) {
 				return nil, twins.SeedErrorf(twins.Pointer("orgs", i, "members", j), "unknown user %q", m)
 			}
 			o.Members = append(o.Members, u.Login)
+		}
+		if err := b.orgTeams(i, o, so); err != nil {
+			return nil, err
 		}
 		w.Orgs = append(w.Orgs, o)
 	}
@@ -485,6 +533,16 @@ func (b *seedBuilder) repo(i int, sr *SeedRepo) error {
 		is, err := b.issueCommon(r, rp, "issues", j, number(si.Number), si.Title, si.Body, si.State, si.User, si.Labels, si.Assignees, si.Milestone, si.Comments, si.CreatedAt)
 		if err != nil {
 			return err
+		}
+		if err := b.issueFieldValues(r, is, si.FieldValues, rp("issues", j, "field_values")); err != nil {
+			return err
+		}
+		if si.Type != "" {
+			t := b.w.repoIssueType(r, si.Type)
+			if t == nil {
+				return twins.SeedErrorf(rp("issues", j, "type"), "%s has no enabled issue type %q", r.Owner, si.Type)
+			}
+			is.Type = t.Name
 		}
 		switch si.StateReason {
 		case "":
@@ -723,4 +781,102 @@ func validStatusState(s string) bool {
 		return true
 	}
 	return false
+}
+
+var slugRE = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// teamSlug is the slug GitHub makes of a team's name.
+func teamSlug(name string) string {
+	return strings.Trim(slugRE.ReplaceAllString(strings.ToLower(name), "-"), "-")
+}
+
+// orgTeams builds an organization's teams and issue types.
+func (b *seedBuilder) orgTeams(i int, o *Org, so SeedOrg) error {
+	for j, st := range so.Teams {
+		p := func(rest ...any) string { return twins.Pointer(append([]any{"orgs", i, "teams", j}, rest...)...) }
+		if strings.TrimSpace(st.Name) == "" {
+			return twins.SeedErrorf(p("name"), "a team needs a name")
+		}
+		slug := st.Slug
+		if slug == "" {
+			slug = teamSlug(st.Name)
+		}
+		if slug == "" || slug != teamSlug(slug) {
+			return twins.SeedErrorf(p("slug"), "invalid team slug %q", slug)
+		}
+		for _, t := range o.Teams {
+			if t.Slug == slug || strings.EqualFold(t.Name, st.Name) {
+				return twins.SeedErrorf(p("name"), "duplicate team %q", st.Name)
+			}
+		}
+		t := &Team{ID: b.w.nextID(), Slug: slug, Name: st.Name, Description: st.Description, Members: []string{}}
+		for k, m := range st.Members {
+			if !containsFold(o.Members, m) {
+				return twins.SeedErrorf(p("members", k), "%q is not a member of %s", m, o.Login)
+			}
+			t.Members = append(t.Members, b.w.user(m).Login)
+		}
+		o.Teams = append(o.Teams, t)
+	}
+	for j, sf := range so.IssueFields {
+		p := func(rest ...any) string {
+			return twins.Pointer(append([]any{"orgs", i, "issue_fields", j}, rest...)...)
+		}
+		if strings.TrimSpace(sf.Name) == "" {
+			return twins.SeedErrorf(p("name"), "an issue field needs a name")
+		}
+		if o.issueField(sf.Name) != nil {
+			return twins.SeedErrorf(p("name"), "duplicate issue field %q", sf.Name)
+		}
+		if !slices.Contains(issueFieldTypes, sf.DataType) {
+			return twins.SeedErrorf(p("data_type"), "data_type must be text, number, date or single_select, got %q", sf.DataType)
+		}
+		if (sf.DataType == "single_select") != (len(sf.Options) > 0) {
+			return twins.SeedErrorf(p("options"), "a single_select field needs options, and only it has them")
+		}
+		f := &OrgIssueField{ID: b.w.nextID(), Name: sf.Name, Description: sf.Description, DataType: sf.DataType, CreatedAt: b.now}
+		for k, so := range sf.Options {
+			if strings.TrimSpace(so.Name) == "" || f.option(so.Name) != nil {
+				return twins.SeedErrorf(p("options", k, "name"), "option names must be unique and not blank")
+			}
+			f.Options = append(f.Options, &IssueFieldOption{ID: b.w.nextID(), Name: so.Name, Color: so.Color, Description: so.Description})
+		}
+		o.IssueFields = append(o.IssueFields, f)
+	}
+	for j, st := range so.IssueTypes {
+		p := twins.Pointer("orgs", i, "issue_types", j, "name")
+		if strings.TrimSpace(st.Name) == "" {
+			return twins.SeedErrorf(p, "an issue type needs a name")
+		}
+		if o.issueType(st.Name) != nil {
+			return twins.SeedErrorf(p, "duplicate issue type %q", st.Name)
+		}
+		o.IssueTypes = append(o.IssueTypes, &IssueType{ID: b.w.nextID(), Name: st.Name, Description: st.Description,
+			Color: st.Color, Enabled: st.Enabled == nil || *st.Enabled, CreatedAt: b.now})
+	}
+	return nil
+}
+
+// issueFieldValues sets a seeded issue's field values, in field order.
+func (b *seedBuilder) issueFieldValues(r *Repo, is *Issue, vals map[string]any, path string) error {
+	if len(vals) == 0 {
+		return nil
+	}
+	o := b.w.org(r.Owner)
+	for name, v := range vals {
+		var f *OrgIssueField
+		if o != nil {
+			f = o.issueField(name)
+		}
+		if f == nil {
+			return twins.SeedErrorf(path+"/"+name, "%s has no issue field %q", r.Owner, name)
+		}
+		fv, err := fieldValue(f, v)
+		if err != nil {
+			return twins.SeedErrorf(path+"/"+name, "%v", err)
+		}
+		setFieldValue(is, fv)
+	}
+	slices.SortFunc(is.FieldValues, func(a, b *FieldValue) int { return cmp.Compare(a.FieldID, b.FieldID) })
+	return nil
 }

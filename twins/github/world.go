@@ -53,8 +53,9 @@ type Org struct {
 	CreatedAt   time.Time `json:"created_at"`
 	// Teams and IssueTypes are the organization's teams and issue types
 	// (see orgs.go).
-	Teams      []*Team      `json:"teams,omitempty"`
-	IssueTypes []*IssueType `json:"issue_types,omitempty"`
+	Teams       []*Team          `json:"teams,omitempty"`
+	IssueTypes  []*IssueType     `json:"issue_types,omitempty"`
+	IssueFields []*OrgIssueField `json:"issue_fields,omitempty"`
 }
 
 // Team is an organization's team.
@@ -64,6 +65,30 @@ type Team struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description,omitempty"`
 	Members     []string `json:"members"`
+}
+
+// issueType finds an issue type by name, case-insensitively.
+func (o *Org) issueType(name string) *IssueType {
+	for _, t := range o.IssueTypes {
+		if strings.EqualFold(t.Name, name) {
+			return t
+		}
+	}
+	return nil
+}
+
+// repoIssueType is the enabled issue type of that name that the
+// repository's issues may take: its organization's (a user's repository
+// has none).
+func (w *World) repoIssueType(r *Repo, name string) *IssueType {
+	o := w.org(r.Owner)
+	if o == nil {
+		return nil
+	}
+	if t := o.issueType(name); t != nil && t.Enabled {
+		return t
+	}
+	return nil
 }
 
 // IssueType is an organization's issue type (Task, Bug, Feature, …).
@@ -153,25 +178,29 @@ type Milestone struct {
 
 // Issue is an issue or, when Pull is set, a pull request.
 type Issue struct {
-	ID          int64      `json:"id"`
-	Number      int        `json:"number"`
-	Title       string     `json:"title"`
-	Body        string     `json:"body"`
-	State       string     `json:"state"`
-	StateReason string     `json:"state_reason,omitempty"`
-	User        string     `json:"user"`
-	Labels      []string   `json:"labels"`
-	Assignees   []string   `json:"assignees"`
-	Milestone   int        `json:"milestone,omitempty"`
-	Locked      bool       `json:"locked"`
-	LockReason  string     `json:"lock_reason,omitempty"`
-	Comments    []*Comment `json:"comments"`
-	Events      []*Event   `json:"events"`
-	CreatedAt   time.Time  `json:"created_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
-	ClosedAt    *time.Time `json:"closed_at,omitempty"`
-	ClosedBy    string     `json:"closed_by,omitempty"`
-	Pull        *Pull      `json:"pull,omitempty"`
+	ID          int64    `json:"id"`
+	Number      int      `json:"number"`
+	Title       string   `json:"title"`
+	Body        string   `json:"body"`
+	State       string   `json:"state"`
+	StateReason string   `json:"state_reason,omitempty"`
+	User        string   `json:"user"`
+	Labels      []string `json:"labels"`
+	Assignees   []string `json:"assignees"`
+	Milestone   int      `json:"milestone,omitempty"`
+	// Type is the name of one of the owning organization's issue types.
+	Type       string     `json:"type,omitempty"`
+	Locked     bool       `json:"locked"`
+	LockReason string     `json:"lock_reason,omitempty"`
+	Comments   []*Comment `json:"comments"`
+	Events     []*Event   `json:"events"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+	ClosedAt   *time.Time `json:"closed_at,omitempty"`
+	ClosedBy   string     `json:"closed_by,omitempty"`
+	Pull       *Pull      `json:"pull,omitempty"`
+	// FieldValues are its values of its organization's issue fields.
+	FieldValues []*FieldValue `json:"field_values,omitempty"`
 	// SubIssues are the ids of this issue's sub-issues, in priority order
 	// (they may live in other repositories, as on GitHub).
 	SubIssues []int64 `json:"sub_issues,omitempty"`
@@ -252,6 +281,11 @@ type ReviewComment struct {
 	InReplyTo int64     `json:"in_reply_to_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Reactions are the emoji reactions to the comment.
+	Reactions []*Reaction `json:"reactions,omitempty"`
+	// ResolvedBy is who resolved the thread this comment starts (empty
+	// while it is unresolved; replies carry none).
+	ResolvedBy string `json:"resolved_by,omitempty"`
 }
 
 // Branch is a named ref to a commit.

@@ -47,15 +47,6 @@ type ListCouponsInput struct {
 	Created any `json:"created,omitempty" jsonschema:"a unix timestamp or a range object with gt, gte, lt, lte"`
 }
 
-func (w *World) coupon(id string) *Coupon {
-	for _, c := range w.Coupons {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
-}
-
 func createCoupon(ctx context.Context, w *World, in CreateCouponInput) (*Coupon, error) {
 	switch {
 	case in.PercentOff == nil && in.AmountOff == nil:

@@ -74,15 +74,6 @@ const maxEvidenceText = 20000
 // disputeFee is what Stripe debits for a dispute (US accounts).
 const disputeFee = 1500
 
-func (w *World) dispute(id string) *Dispute {
-	for _, d := range w.Disputes {
-		if d.ID == id {
-			return d
-		}
-	}
-	return nil
-}
-
 // openDispute disputes a captured charge as fraudulent, debiting its
 // amount and the dispute fee.
 func (w *World) openDispute(ctx context.Context, ch *Charge) {

@@ -76,6 +76,104 @@ func TestNewIDSkipsTakenIDs(t *testing.T) {
 	checkIDIndex(t, w)
 }
 
+// checkLookups asserts that every object of w is found by its id through
+// the lookup indexes, and that an unknown id is not.
+func checkLookups(t *testing.T, w *World) {
+	t.Helper()
+	for _, c := range w.Customers {
+		if w.customer(c.ID) != c {
+			t.Fatalf("customer %s not found as itself", c.ID)
+		}
+	}
+	for _, p := range w.PaymentIntents {
+		if w.paymentIntent(p.ID) != p {
+			t.Fatalf("payment intent %s not found as itself", p.ID)
+		}
+	}
+	for _, c := range w.Charges {
+		if w.charge(c.ID) != c {
+			t.Fatalf("charge %s not found as itself", c.ID)
+		}
+	}
+	for _, r := range w.Refunds {
+		if w.refund(r.ID) != r {
+			t.Fatalf("refund %s not found as itself", r.ID)
+		}
+	}
+	for _, p := range w.Products {
+		if w.product(p.ID) != p {
+			t.Fatalf("product %s not found as itself", p.ID)
+		}
+	}
+	for _, e := range w.Events {
+		if w.event(e.ID) != e {
+			t.Fatalf("event %s not found as itself", e.ID)
+		}
+	}
+	for _, c := range w.Coupons {
+		if w.coupon(c.ID) != c {
+			t.Fatalf("coupon %s not found as itself", c.ID)
+		}
+	}
+	if w.customer("cus_nothere") != nil || w.charge("") != nil {
+		t.Fatal("an unknown id was found")
+	}
+}
+
+func TestLookupIndexes(t *testing.T) {
+	w := world(t, `{"customers": [{"id": "cus_seeded", "email": "s@example.com"}],
+	  "products": [{"id": "prod_seeded", "name": "Seeded"}]}`)
+	if w.lookups.customers.pos == nil {
+		t.Fatal("a new world has no lookup index")
+	}
+	checkLookups(t, w)
+	must(t, w, "create_customer", `{"email":"a@example.com"}`)
+	must(t, w, "create_product", `{"id":"prod_chosen","name":"Chosen"}`)
+	must(t, w, "create_coupon", `{"id":"SAVE10","percent_off":10,"duration":"once"}`)
+	pi := must(t, w, "create_payment_intent", `{"amount":1200,"currency":"usd","payment_method":"pm_card_visa","payment_method_types":["card"],"confirm":true}`)
+	must(t, w, "create_refund", `{"payment_intent":"`+pi["id"].(string)+`","amount":200}`)
+	checkLookups(t, w)
+	if w.lookups.customers.n != len(w.Customers) || w.lookups.events.n != len(w.Events) {
+		t.Fatal("a write left its objects out of the index")
+	}
+	// An object appended without the index catching up is found in the
+	// tail.
+	tail := &Customer{ID: "cus_tail"}
+	w.Customers = append(w.Customers, tail)
+	if w.customer("cus_tail") != tail {
+		t.Fatal("an object past the index is not found")
+	}
+	// A copy and a decoded world get indexes of their own.
+	cp := New().CopyWorld(w).(*World)
+	if cp.lookups.customers.n != len(cp.Customers) {
+		t.Fatal("a copy is not indexed")
+	}
+	checkLookups(t, cp)
+	if cp.customer("cus_tail") == tail {
+		t.Fatal("the copy's index points into the original")
+	}
+	doc, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := New().DecodeWorld(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLookups(t, dec.(*World))
+}
+
+// An id held twice (which only a hand-written document could do) is found
+// at its first place, as a scan finds it.
+func TestLookupFirstOfTwins(t *testing.T) {
+	first, second := &Customer{ID: "cus_a"}, &Customer{ID: "cus_a"}
+	w := &World{Customers: []*Customer{first, second}}
+	w.indexAll()
+	if w.customer("cus_a") != first {
+		t.Fatal("the second of two customers with one id was found")
+	}
+}
+
 // worldWithCustomers is a world holding n customers created through the
 // action, with their events, as a busy sandbox would.
 func worldWithCustomers(tb testing.TB, n int) (context.Context, *World) {
@@ -105,6 +203,26 @@ func BenchmarkCreateCustomer(b *testing.B) {
 			ctx, w := worldWithCustomers(b, n)
 			a, _ := New().Action("create_customer")
 			in, err := a.Decode(json.RawMessage(`{"email":"load@example.com","name":"Load"}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := a.Run(ctx, w, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRetrieveCustomer reads one customer of a world of 10 / 1,000 /
+// 10,000; the cost must not grow with the world.
+func BenchmarkRetrieveCustomer(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("customers=%d", n), func(b *testing.B) {
+			ctx, w := worldWithCustomers(b, n)
+			a, _ := New().Action("retrieve_customer")
+			in, err := a.Decode(json.RawMessage(`{"customer":"` + w.Customers[n/2].ID + `"}`))
 			if err != nil {
 				b.Fatal(err)
 			}

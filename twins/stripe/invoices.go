@@ -163,15 +163,6 @@ func oneOf(v string, set []string) bool {
 	return false
 }
 
-func (w *World) invoice(id string) *Invoice {
-	for _, in := range w.Invoices {
-		if in.ID == id {
-			return in
-		}
-	}
-	return nil
-}
-
 func createInvoice(ctx context.Context, w *World, in CreateInvoiceInput) (*Invoice, error) {
 	if in.Customer == "" {
 		return nil, missingParam("customer")

@@ -142,10 +142,22 @@ func guard[In, Out any](spec twins.Spec, h twins.Handler[World, In, Out]) twins.
 		var zero Out
 		st := &callState{}
 		ctx = context.WithValue(ctx, callStateKey{}, st)
-		args := inputArgs(in)
+		// The input as a JSON object is needed only to match a seeded fault
+		// or to fingerprint an idempotent request; most calls have neither,
+		// and skip the round trip through JSON.
+		var args map[string]any
+		argsOf := func() map[string]any {
+			if args == nil {
+				args = inputArgs(in)
+			}
+			return args
+		}
 
 		seen := w.faultCounts()
-		fault := w.NextFault(b.Method, boundPath(b.Path, args))
+		var fault *Fault
+		if len(w.Faults) > 0 {
+			fault = w.NextFault(b.Method, boundPath(b.Path, argsOf()))
+		}
 		if fault != nil && fault.When == "before" {
 			keepOnError(ctx)
 			return zero, faultError(fault)
@@ -157,7 +169,7 @@ func guard[In, Out any](spec twins.Spec, h twins.Handler[World, In, Out]) twins.
 		}
 		fp := ""
 		if key != "" {
-			fp = requestFingerprint(action, args)
+			fp = requestFingerprint(action, argsOf())
 			if rec := w.idempotencyRecord(key, now(ctx)); rec != nil {
 				w.restoreFaultCounts(seen)
 				if rec.Fingerprint != fp {
@@ -170,6 +182,8 @@ func guard[In, Out any](spec twins.Spec, h twins.Handler[World, In, Out]) twins.
 		}
 
 		out, err := h(ctx, w, in)
+		// What the handler appended joins the lookup indexes (index.go).
+		w.indexAll()
 		if persisted := (err == nil && !st.unchanged) || (err != nil && st.keep); !persisted {
 			w.restoreFaultCounts(seen)
 			return out, err

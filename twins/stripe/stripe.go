@@ -135,11 +135,33 @@
 // update their charge's amount_refunded.
 package stripe
 
-import "github.com/pomehq/pome/twins"
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/pomehq/pome/twins"
+)
 
 // New returns the Stripe twin.
 func New() *twins.Twin {
-	newWorldFn, decode := twins.WorldCodec(newWorld)
+	// Every world the twin makes gets the lookup indexes the state document
+	// leaves out (index.go).
+	newWorldFn, decodeJSON := twins.WorldCodec(func(ctx context.Context, seed json.RawMessage) (*World, error) {
+		w, err := newWorld(ctx, seed)
+		if err != nil {
+			return nil, err
+		}
+		w.indexAll()
+		return w, nil
+	})
+	decode := func(data []byte) (any, error) {
+		w, err := decodeJSON(data)
+		if err != nil {
+			return nil, err
+		}
+		w.(*World).indexAll()
+		return w, nil
+	}
 	var actions []twins.Action
 	// Search routes come before the retrieve routes of the same prefix, so
 	// /v1/customers/search is not read as a customer id.
@@ -157,7 +179,7 @@ func New() *twins.Twin {
 		Checks:              checks(),
 		NewWorld:            newWorldFn,
 		DecodeWorld:         decode,
-		CopyWorld:           twins.WorldCopier[World](nil),
+		CopyWorld:           twins.WorldCopier((*World).indexAll),
 		RESTError:           restError,
 		ErrorHeaders:        errorHeaders,
 		Refusal:             refusal,

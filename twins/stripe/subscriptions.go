@@ -105,15 +105,6 @@ var (
 	prorationBehaviors = []string{"create_prorations", "none", "always_invoice", "none_implicit"}
 )
 
-func (w *World) subscription(id string) *Subscription {
-	for _, s := range w.Subscriptions {
-		if s.ID == id {
-			return s
-		}
-	}
-	return nil
-}
-
 // periodEnd is the end of a billing period of price starting at t.
 func periodEnd(p *Price, t int64) int64 {
 	days := map[string]int64{"day": 1, "week": 7, "month": 30, "year": 365}[p.Recurring.Interval]

@@ -77,6 +77,9 @@ type World struct {
 	// It may hold an id whose object a failed write never added, which
 	// only makes newID skip that id.
 	ids map[string]struct{}
+
+	// lookups index each collection by id (index.go).
+	lookups lookupIndexes
 }
 
 // BalanceBase is a per-currency starting balance.
@@ -278,89 +281,6 @@ func itoa(n int64) string { return big.NewInt(n).String() }
 
 // now is the sandbox clock in unix seconds.
 func now(ctx context.Context) int64 { return twins.EnvFrom(ctx).Now().Unix() }
-
-// Lookups. Each returns nil when the id is unknown.
-
-func (w *World) customer(id string) *Customer {
-	for _, c := range w.Customers {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
-}
-
-func (w *World) paymentMethod(id string) *PaymentMethod {
-	for _, p := range w.PaymentMethods {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
-}
-
-func (w *World) paymentIntent(id string) *PaymentIntent {
-	for _, p := range w.PaymentIntents {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
-}
-
-func (w *World) charge(id string) *Charge {
-	for _, c := range w.Charges {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
-}
-
-func (w *World) refund(id string) *Refund {
-	for _, r := range w.Refunds {
-		if r.ID == id {
-			return r
-		}
-	}
-	return nil
-}
-
-func (w *World) product(id string) *Product {
-	for _, p := range w.Products {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
-}
-
-func (w *World) price(id string) *Price {
-	for _, p := range w.Prices {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
-}
-
-func (w *World) balanceTransaction(id string) *BalanceTransaction {
-	for _, t := range w.BalanceTransactions {
-		if t.ID == id {
-			return t
-		}
-	}
-	return nil
-}
-
-func (w *World) event(id string) *Event {
-	for _, e := range w.Events {
-		if e.ID == id {
-			return e
-		}
-	}
-	return nil
-}
 
 // refOf reads an expandable reference held as an id string.
 func refOf(v any) string {

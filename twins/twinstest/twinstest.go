@@ -121,6 +121,10 @@ func MustCall(t testing.TB, tw *twins.Twin, world any, name, args string) Result
 	return r
 }
 
+// Updating reports whether the test run rewrites its golden files
+// (-update), for tests that compare goldens their own way.
+func Updating() bool { return *update }
+
 // Golden compares got with testdata/<name>, rewriting it under -update.
 func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
@@ -155,6 +159,11 @@ func SnapshotSchemas(t *testing.T, tw *twins.Twin) {
 			"effect":      a.Spec().Effect.String(),
 			"input":       a.InputSchema(),
 			"output":      a.OutputSchema(),
+		}
+		if a.Spec().MCP != nil {
+			// The tool answers its own MCP form and declares no output
+			// schema over MCP.
+			doc["mcp_form"] = true
 		}
 		var binds []map[string]any
 		for _, b := range a.Spec().Bindings {

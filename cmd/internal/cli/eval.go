@@ -14,8 +14,9 @@ import (
 
 func (a *App) newEvalCmd() *cobra.Command {
 	var (
-		taskFile, judge string
-		saved, asJSON   bool
+		taskFile      string
+		judge         judgeFlags
+		saved, asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "eval RUN_DIR",
@@ -51,13 +52,22 @@ func (a *App) newEvalCmd() *cobra.Command {
 			if err != nil {
 				return taskErrors(err)
 			}
+			llm, err := judge.settings(t)
+			if err != nil {
+				return err
+			}
 			var j task.Judge
-			if judge != "" {
+			if judge.cmd != "" || llm != nil {
 				in, err := d.JudgeInput(t)
 				if err != nil {
 					return err
 				}
-				j = &task.CommandJudge{Cmd: judge, Input: in, Env: task.JudgeEnv(os.Environ())}
+				j = &task.CommandJudge{Cmd: judge.cmd, Input: in, Env: task.JudgeEnv(os.Environ())}
+				if llm != nil {
+					if j, err = llm.Judge(t, in); err != nil {
+						return usageErrorf("%v", err)
+					}
+				}
 			}
 			v := d.Grade(cmd.Context(), reg, t, j)
 			if asJSON {
@@ -75,7 +85,7 @@ func (a *App) newEvalCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&taskFile, "task", "", "task file whose criteria grade the run (default: the run's task file, else its saved copy)")
 	f.BoolVar(&saved, "saved", false, "grade with the task as it was when the run ran (the run's task.md)")
-	f.StringVar(&judge, "judge-cmd", "", "program that grades [model] criteria, as for `pome run`")
+	judge.add(f, ", as for `pome run`")
 	f.BoolVar(&asJSON, "json", false, "print the verdict as JSON")
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pomehq/pome/twins"
 	"github.com/pomehq/pome/twins/github"
 	"github.com/pomehq/pome/twins/gmail"
+	"github.com/pomehq/pome/twins/linear"
 	"github.com/pomehq/pome/twins/slack"
 	"github.com/pomehq/pome/twins/stripe"
 )
@@ -33,7 +34,7 @@ func gmailTokensWork() bool {
 }
 
 func allTwins() *twins.Registry {
-	return twins.NewRegistry(github.New(), slack.New(), stripe.New(), gmail.New())
+	return twins.NewRegistry(github.New(), slack.New(), stripe.New(), gmail.New(), linear.New())
 }
 
 // TestBundledTasks copies the library out of the binary and runs every

@@ -164,11 +164,7 @@ func writeFixPrompt(w io.Writer, d *task.RunDir) {
 			continue
 		}
 		n++
-		tag := "[model]"
-		if c.Kind == task.Code {
-			tag = "[" + c.Twin + "]"
-		}
-		fmt.Fprintf(w, "\n### %d. %s %s\n", n, tag, c.Text)
+		fmt.Fprintf(w, "\n### %d. %s %s\n", n, criterionTag(c), c.Text)
 		if c.Check != "" {
 			fmt.Fprintf(w, "Expected: check %s%s holds on the final state and tape.\n", c.Check, params(c.Params))
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 func (a *App) newGradeCmd() *cobra.Command {
-	var judge string
+	var judge judgeFlags
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "grade TASK.md --session SID",
@@ -32,6 +32,10 @@ func (a *App) newGradeCmd() *cobra.Command {
 			if err != nil {
 				return taskErrors(err)
 			}
+			llm, err := judge.settings(t)
+			if err != nil {
+				return err
+			}
 			sid, err := a.session()
 			if err != nil {
 				return err
@@ -45,7 +49,7 @@ func (a *App) newGradeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if judge != "" {
+			if judge.cmd != "" || llm != nil {
 				in := &task.JudgeInput{SessionID: sid,
 					Task:       task.JudgeTask{Title: t.Title, File: t.File, Prompt: t.Prompt, Expected: t.Expected},
 					StateFinal: map[string]json.RawMessage{}}
@@ -63,7 +67,13 @@ func (a *App) newGradeCmd() *cobra.Command {
 					tapes[name] = tp.Rows
 				}
 				in.Events = task.MergeTapes(t.Config.Twins, tapes)
-				task.ApplyJudge(ctx, v, &task.CommandJudge{Cmd: judge, Input: in, Env: os.Environ()})
+				var j task.Judge = &task.CommandJudge{Cmd: judge.cmd, Input: in, Env: task.JudgeEnv(os.Environ())}
+				if llm != nil {
+					if j, err = llm.Judge(t, in); err != nil {
+						return usageErrorf("%v", err)
+					}
+				}
+				task.ApplyJudge(ctx, v, j)
 			}
 			v.Task = t.Title
 			if asJSON {
@@ -78,7 +88,7 @@ func (a *App) newGradeCmd() *cobra.Command {
 		}),
 	}
 	addSessionFlag(cmd)
-	cmd.Flags().StringVar(&judge, "judge-cmd", "", "program that grades [model] criteria: JSON on stdin, {\"passed\":bool,\"reason\":…} on stdout")
+	judge.add(cmd.Flags(), "")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the verdict as JSON")
 	return cmd
 }

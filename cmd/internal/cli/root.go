@@ -16,8 +16,8 @@ func (a *App) commands() []*cobra.Command {
 		a.newTapeCmd(),
 		a.newStateCmd(),
 		a.newChecksCmd(),
-		a.newTasksCmd(), a.newRunCmd(), a.newGradeCmd(), a.newEvalCmd(), a.newInspectCmd(), a.newFixPromptCmd(), a.newInitCmd(), a.newDoctorCmd(),
-		a.newTwinsCmd(),
+		a.newTasksCmd(), a.newRunCmd(), a.newGradeCmd(), a.newEvalCmd(), a.newInspectCmd(), a.newFixPromptCmd(), a.newInitCmd(), a.newDoctorCmd(), a.newDemoCmd(), a.newDemoAgentCmd(),
+		a.newTwinsCmd(), a.newTwinCmd(),
 		a.newUsageCmd(),
 		a.newVersionCmd(),
 	}
@@ -27,9 +27,11 @@ func (a *App) newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "pome",
 		Short: "Digital twins of SaaS APIs for testing agents",
-		Long: "pome runs digital twins of GitHub, Slack, Stripe and Gmail inside sandboxes\n" +
-			"(`pome serve`) and talks to a Pome server's control plane. `init`, `inspect`,\n" +
-			"`fix-prompt` and `eval` work on a project folder and its runs, offline.",
+		Long: "pome runs digital twins of GitHub, Slack, Stripe, Gmail and Linear inside sandboxes\n" +
+			"(`pome serve`) and talks to a Pome server's control plane. Offline, with no\n" +
+			"server, account, key or model: `demo` (a bundled task, its agent and an\n" +
+			"embedded server), `twin start|status|new-seed` (one twin in the foreground),\n" +
+			"and `init`, `inspect`, `fix-prompt` and `eval` (a project folder and its runs).",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// Loading here, once the command line is parsed, lets flags of the

@@ -19,7 +19,8 @@ import (
 
 func (a *App) newRunCmd() *cobra.Command {
 	var (
-		agent, judge, artifacts  string
+		agent, artifacts         string
+		judge                    judgeFlags
 		agentModel, agentVersion string
 		trials, parallel         int
 		timeout                  time.Duration
@@ -36,7 +37,8 @@ func (a *App) newRunCmd() *cobra.Command {
 			"POME_TWIN_BASE_URL (the first twin's address) and, per twin,\n" +
 			"POME_<TWIN>_REST_URL, POME_<TWIN>_MCP_URL and POME_<TWIN>_TOKEN; for the SDKs\n" +
 			"that take the server root: POME_STRIPE_API_KEY and POME_STRIPE_API_BASE,\n" +
-			"POME_GITHUB_HOST (github-mcp-server's GITHUB_HOST), POME_GMAIL_ROOT_URL.\n\n" +
+			"POME_GITHUB_HOST (github-mcp-server's GITHUB_HOST), POME_GMAIL_ROOT_URL,\n" +
+			"POME_LINEAR_API_KEY and POME_LINEAR_API_URL (@linear/sdk's apiKey and apiUrl).\n\n" +
 			wrapText("Of this program's own environment the agent inherits only what the original Pome's runner passes on: "+
 				strings.Join(task.SafeParentEnv, ", ")+", and the model providers' keys "+strings.Join(task.ModelProviderEnv, ", ")+". "+
 				task.EnvAllowlist+"=A,B adds names; "+task.EnvInheritAll+"=1 passes everything. POME_* variables never pass "+
@@ -53,6 +55,12 @@ func (a *App) newRunCmd() *cobra.Command {
 			"--agent-version) and --agent-model are stamped into meta.json and verdict.json.\n" +
 			"Relative paths in the manifest are read from its folder; the agent command\n" +
 			"runs in the current folder.\n\n" +
+			"[model] criteria abstain unless a judge reads them: --judge-cmd PROGRAM, or a\n" +
+			"model you bring with --judge openai (POME_LLM_BASE_URL, POME_LLM_API_KEY,\n" +
+			"POME_LLM_MODEL: any OpenAI-compatible endpoint) or --judge anthropic\n" +
+			"(ANTHROPIC_API_KEY). The model sees the criterion, the task and the tapes and\n" +
+			"answers passed/reason; its readings go into verdict.json with its name and\n" +
+			"stay out of the score unless the task's ## Config sets modelScored: true.\n\n" +
 			"Before any sandbox exists, the agent checks of `pome doctor` run: the\n" +
 			"command's program and script resolve, and the agent would inherit no proxy\n" +
 			"and no variable naming a real vendor host, nor hard-code one in its script.\n" +
@@ -113,11 +121,15 @@ func (a *App) newRunCmd() *cobra.Command {
 					fmt.Fprintf(a.Stderr, "%s:%d: warning: %s\n", t.File, w.Line, w.Msg)
 				}
 			}
+			llm, err := judge.settings(tasks...)
+			if err != nil {
+				return err
+			}
 			c, err := a.client()
 			if err != nil {
 				return err
 			}
-			r := &task.Runner{CP: controlPlane{c}, Agent: agent, JudgeCmd: judge, ArtifactsDir: artifacts, Timeout: timeout, Server: c.BaseURL,
+			r := &task.Runner{CP: controlPlane{c}, Agent: agent, JudgeCmd: judge.cmd, LLM: llm, ArtifactsDir: artifacts, Timeout: timeout, Server: c.BaseURL,
 				Identity: identity, PassThreshold: threshold}
 			sum := &task.Summary{StartedAt: time.Now().UTC(), Agent: agent}
 			var codes []int
@@ -161,7 +173,7 @@ func (a *App) newRunCmd() *cobra.Command {
 	f.StringVar(&agentVersion, "agent-version", "", "the agent's version, recorded in meta.json and verdict.json (default: pome.json's agent.version)")
 	f.IntVarP(&trials, "trials", "n", 0, "independent trials, each in its own sandbox (default: the task's runs)")
 	f.IntVar(&parallel, "parallel", 4, "trials running at the same time")
-	f.StringVar(&judge, "judge-cmd", "", "program that grades [model] criteria: JSON on stdin, {\"passed\":bool,\"reason\":…} on stdout")
+	judge.add(f, "")
 	f.StringVar(&artifacts, "artifacts-dir", "runs", "where run directories and latest.json are written (default: pome.json's artifacts_dir, else runs)")
 	f.DurationVar(&timeout, "timeout", 0, "agent timeout, overriding the task's")
 	f.BoolVar(&asJSON, "json", false, "print the run summary (runs/latest.json) as JSON")
@@ -374,15 +386,15 @@ func (a *App) printVerdict(v *task.Verdict, title string) {
 	if v.Abstained > 0 {
 		fmt.Fprintf(a.Stdout, "; %d abstained", v.Abstained)
 	}
+	if v.Advisory > 0 {
+		fmt.Fprintf(a.Stdout, "; %d [model] read by %s, not scored", v.Advisory, v.JudgeModel)
+	}
 	fmt.Fprintln(a.Stdout, ")")
 	if v.Reason != "" {
 		fmt.Fprintf(a.Stdout, "incomplete: %s\n", v.Reason)
 	}
 	for _, c := range v.Criteria {
-		tag := "[model]"
-		if c.Kind == task.Code {
-			tag = "[" + c.Twin + "]"
-		}
+		tag := criterionTag(c)
 		reason := c.Reason
 		if c.Status == task.StatusExcluded && reason == task.ReasonAlreadyTrue {
 			reason = "already true in the seed (mark it always-scored to count it)"
@@ -407,4 +419,18 @@ func wrapText(s string, width int) string {
 		col += len(w)
 	}
 	return b.String()
+}
+
+// criterionTag says what graded a criterion: its twin's check, or a
+// [model] reading and by which model, and whether it counts.
+func criterionTag(c task.CriterionResult) string {
+	switch {
+	case c.Kind == task.Code:
+		return "[" + c.Twin + "]"
+	case c.JudgeModel != "" && c.Advisory:
+		return "[model: " + c.JudgeModel + ", not scored]"
+	case c.JudgeModel != "":
+		return "[model: " + c.JudgeModel + "]"
+	}
+	return "[model]"
 }

@@ -95,7 +95,7 @@ func (a *App) newSandboxCreateCmd() *cobra.Command {
 		}),
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&twins, "twin", nil, "twin to run: github, slack, stripe or gmail (repeat or comma-separate; 1–3)")
+	f.StringSliceVar(&twins, "twin", nil, "twin to run: github, slack, stripe, gmail or linear (repeat or comma-separate; 1–3)")
 	f.StringVar(&seedPath, "seed", "", "JSON file with the initial state: keyed by twin, or one twin's seed as it is (- reads standard input)")
 	f.DurationVar(&ttl, "ttl", 0, "sandbox lifetime, e.g. 30m (default: the server's)")
 	f.StringVar(&secretsPath, "secrets-file", "", "write the tokens and URLs as shell export lines to this file (mode 0600)")
@@ -113,7 +113,7 @@ func createRequest(twins []string, seedPath string, ttl time.Duration, ttlSet bo
 		}
 	}
 	if len(req.Twins) == 0 {
-		return req, usageErrorf("at least one --twin is required (github, slack, stripe, gmail)")
+		return req, usageErrorf("at least one --twin is required (github, slack, stripe, gmail, linear)")
 	}
 	if ttlSet {
 		if ttl <= 0 || ttl%time.Second != 0 {
