@@ -10,6 +10,13 @@
 //
 // Every sandbox it creates is discarded before it exits.
 //
+// Its modes measure the performance targets (docs/PERFORMANCE.md):
+//
+//	pome-bench ceiling --server … --api-key …   each call against a bare handler answering Pome's bytes, with wrk
+//	pome-bench peers   --server … --api-key …   the same, with stripe-mock and emulate beside Pome
+//	pome-bench rate    --server … --api-key … --rate 10000 --duration 30s   latency at a fixed offered rate
+//	pome-bench scale   --server … --api-key …   write cost against world size, tape length and sandboxes
+//
 // With --proxy it is instead a tiny round-robin load balancer in front of
 // Pome replicas, for trying scale-out by hand (configs/scaleout.sh):
 //
@@ -41,6 +48,11 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if m := findMode(args[0]); m != nil {
+			return m.run(ctx, args[1:], stdout, stderr)
+		}
+	}
 	fs := flag.NewFlagSet("pome-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg := load.Config{}
@@ -65,6 +77,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&quiet, "q", false, "no progress lines on stderr")
 	var cpuProfile string
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write this process's CPU profile (the load generator's own cost) to this file")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: pome-bench [flags]  (the scenarios, with the Go client)\n       pome-bench MODE [flags]\n\nModes:\n")
+		for _, m := range modes {
+			fmt.Fprintf(stderr, "  %-8s %s\n", m.name, m.summary)
+		}
+		fmt.Fprintf(stderr, "\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	var proxyAddr, proxyTo string
 	fs.StringVar(&proxyAddr, "proxy", "", "instead of measuring, serve a round-robin proxy on this address over --to")
 	fs.StringVar(&proxyTo, "to", "", "replica URLs for --proxy, comma-separated")

@@ -103,7 +103,20 @@ func (p *Pome) rebase(raw string) (string, error) {
 
 // Create creates one sandbox with the given twins' default worlds.
 func (p *Pome) Create(ctx context.Context, twins []string) (*Sandbox, error) {
-	req, err := p.createRequest(ctx, createBody(twins))
+	return p.CreateSeeded(ctx, twins, nil)
+}
+
+// CreateSeeded creates one sandbox whose twins named in seeds start from
+// those seed documents (the others from their default worlds).
+func (p *Pome) CreateSeeded(ctx context.Context, twins []string, seeds map[string]json.RawMessage) (*Sandbox, error) {
+	body := createBody(twins)
+	if len(seeds) > 0 {
+		var err error
+		if body, err = json.Marshal(map[string]any{"twins": twins, "seed": seeds}); err != nil {
+			return nil, err
+		}
+	}
+	req, err := p.createRequest(ctx, body)
 	if err != nil {
 		return nil, err
 	}
@@ -112,14 +125,14 @@ func (p *Pome) Create(ctx context.Context, twins []string) (*Sandbox, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusCreated {
-		return nil, statusError(resp.StatusCode, http.StatusCreated, body)
+		return nil, statusError(resp.StatusCode, http.StatusCreated, answer)
 	}
-	return p.parseCreated(body)
+	return p.parseCreated(answer)
 }
 
 // Discard stops a sandbox and deletes everything it holds.

@@ -131,3 +131,10 @@ func (d *MemDelta) describe(item string) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// WriteJSONValue prints any mode's report for machines.
+func WriteJSONValue(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

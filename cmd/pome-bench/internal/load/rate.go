@@ -1,0 +1,447 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+)
+
+// The constant-rate mode offers load open-loop: request i is due at
+// start + i/rate whatever happened to the requests before it, and its
+// latency runs from that due time, not from when a sender got round to it.
+// A server that stalls for 100 ms therefore shows 100 ms of latency on
+// every request that fell due during the stall (the requests a closed-loop
+// client would simply not have sent: coordinated omission).
+
+// Schedule is the due time of each request of a constant-rate run.
+type Schedule struct {
+	Start time.Time
+	// Rate is the offered rate in requests per second.
+	Rate float64
+	// Count is how many requests the run offers.
+	Count int64
+}
+
+// NewSchedule offers rate requests a second for d from start.
+func NewSchedule(start time.Time, rate float64, d time.Duration) (Schedule, error) {
+	if rate <= 0 || math.IsInf(rate, 0) || math.IsNaN(rate) {
+		return Schedule{}, fmt.Errorf("rate %v: want a positive number of requests per second", rate)
+	}
+	if d <= 0 {
+		return Schedule{}, errors.New("duration must be positive")
+	}
+	return Schedule{Start: start, Rate: rate, Count: int64(math.Floor(rate * d.Seconds()))}, nil
+}
+
+// Due is when request i is due: computed from the start every time, so
+// rounding never accumulates over a long run.
+func (s Schedule) Due(i int64) time.Time {
+	return s.Start.Add(time.Duration(math.Round(float64(i) * 1e9 / s.Rate)))
+}
+
+// Clock is the time an open-loop run reads and waits on; tests give a
+// simulated one.
+type Clock interface {
+	Now() time.Time
+	// SleepUntil returns at t, or at once if t has passed or ctx is done.
+	SleepUntil(ctx context.Context, t time.Time)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+// SleepUntil sleeps without a timer channel: a sender waits at most
+// senders/rate ahead of its due time (26 ms for 256 senders at 10,000 a
+// second), so a cancelled run still stops at once, and at 10,000 wake-ups
+// a second the sleep's cost is the client's.
+func (realClock) SleepUntil(_ context.Context, t time.Time) {
+	if d := time.Until(t); d > 0 {
+		time.Sleep(d)
+	}
+}
+
+// RealClock is the wall clock.
+var RealClock Clock = realClock{}
+
+// lateAfter is how far behind its due time a request may start before it
+// counts as started late: the senders could not keep up with the offered
+// rate (all were busy waiting for answers), which the latencies then show.
+const lateAfter = time.Millisecond
+
+// OpenLoopResult is what an open-loop run measured.
+type OpenLoopResult struct {
+	Offered   int64
+	Completed uint64
+	Errors    uint64
+	// Late is how many requests started more than lateAfter after they
+	// were due.
+	Late uint64
+	// Latency is from each request's due time to its answer's end;
+	// StartLag from its due time to when it was sent.
+	Latency  Histogram
+	StartLag Histogram
+	// Elapsed runs from the schedule's start to the last answer.
+	Elapsed time.Duration
+	// Cut says the run ended on its context (a time bound) before every
+	// offered request was answered: the server fell behind the rate.
+	Cut         bool
+	ErrorSample string
+}
+
+// AchievedRate is the rate of answers that counted.
+func (r *OpenLoopResult) AchievedRate() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Completed) / r.Elapsed.Seconds()
+}
+
+// OpenLoop sends the schedule's requests with senders goroutines: each
+// takes the next request, waits for its due time, sends it with do and
+// records its latency from the due time. With enough senders every
+// request goes out on time; when all are busy, the next one goes out late
+// and its latency says so.
+func OpenLoop(ctx context.Context, sched Schedule, senders int, clock Clock, do func(ctx context.Context, sender int, i int64) error) *OpenLoopResult {
+	senders = max(1, senders)
+	type sender struct {
+		lat, lag       Histogram
+		ok, errs, late uint64
+		last           time.Time
+		firstErr       error
+	}
+	ss := make([]*sender, senders)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for k := range ss {
+		s := &sender{}
+		ss[k] = s
+		wg.Add(1)
+		go func(sender int) {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := next.Add(1) - 1
+				if i >= sched.Count {
+					return
+				}
+				due := sched.Due(i)
+				clock.SleepUntil(ctx, due)
+				if ctx.Err() != nil {
+					return
+				}
+				sent := clock.Now()
+				err := do(ctx, sender, i)
+				if ctx.Err() != nil {
+					// Cut by the run's time bound, not answered wrong.
+					return
+				}
+				done := clock.Now()
+				if done.After(s.last) {
+					s.last = done
+				}
+				lag := sent.Sub(due)
+				s.lag.Record(lag)
+				if lag > lateAfter {
+					s.late++
+				}
+				if err != nil {
+					s.errs++
+					if s.firstErr == nil {
+						s.firstErr = err
+					}
+					continue
+				}
+				s.ok++
+				s.lat.Record(done.Sub(due))
+			}
+		}(k)
+	}
+	wg.Wait()
+	res := &OpenLoopResult{Offered: sched.Count, Cut: ctx.Err() != nil}
+	var last time.Time
+	for _, s := range ss {
+		res.Latency.Merge(&s.lat)
+		res.StartLag.Merge(&s.lag)
+		res.Completed += s.ok
+		res.Errors += s.errs
+		res.Late += s.late
+		if s.last.After(last) {
+			last = s.last
+		}
+		if s.firstErr != nil && res.ErrorSample == "" {
+			res.ErrorSample = s.firstErr.Error()
+		}
+	}
+	if !last.IsZero() {
+		res.Elapsed = last.Sub(sched.Start)
+	}
+	return res
+}
+
+// RateConfig is one run of the constant-rate mode.
+type RateConfig struct {
+	Server, APIKey string
+	Sandboxes      int
+	Calls          []Call
+	Rate           float64
+	Duration       time.Duration
+	// Senders bound the requests in flight (and the connections).
+	Senders int
+	Warmup  time.Duration
+	// Store names the server's store, for the report and the target
+	// (memory: p99 ≤ 5 ms, redis: ≤ 10 ms).
+	Store string
+	// Client is "raw" (default: one keep-alive connection per sender,
+	// requests formatted once, a few µs of CPU each) or "go" (net/http).
+	Client    string
+	ServerPID int
+	StorePID  int
+	Log       io.Writer
+}
+
+// RateResult is one call at the offered rate.
+type RateResult struct {
+	Call         string  `json:"call"`
+	OfferedRate  float64 `json:"offered_req_per_sec"`
+	AchievedRate float64 `json:"achieved_req_per_sec"`
+	Offered      int64   `json:"offered"`
+	Completed    uint64  `json:"completed"`
+	// Unanswered were offered but not answered within the run's time
+	// bound (its duration plus half, at least 10 s).
+	Unanswered int64   `json:"unanswered"`
+	Errors     uint64  `json:"errors"`
+	Late       uint64  `json:"started_late"`
+	P50US      float64 `json:"p50_us"`
+	P99US      float64 `json:"p99_us"`
+	P999US     float64 `json:"p999_us"`
+	MaxUS      float64 `json:"max_us"`
+	// LagP99US is the 99th percentile of how late requests were sent.
+	LagP99US    float64   `json:"start_lag_p99_us"`
+	ServerCPUUS float64   `json:"server_cpu_us_per_request,omitempty"`
+	StoreCPUUS  float64   `json:"store_cpu_us_per_request,omitempty"`
+	ClientCPUUS float64   `json:"client_cpu_us_per_request,omitempty"`
+	Mem         *MemDelta `json:"server_mem,omitempty"`
+	ErrorSample string    `json:"error_sample,omitempty"`
+}
+
+// RateReport is a constant-rate run.
+type RateReport struct {
+	Server      string       `json:"server"`
+	Store       string       `json:"store,omitempty"`
+	Client      string       `json:"client"`
+	Senders     int          `json:"senders"`
+	Seconds     float64      `json:"seconds"`
+	Sandboxes   int          `json:"sandboxes"`
+	P99TargetUS float64      `json:"p99_target_us,omitempty"`
+	Machine     Machine      `json:"machine"`
+	Results     []RateResult `json:"calls"`
+	Notes       []string     `json:"notes,omitempty"`
+	Started     time.Time    `json:"started"`
+}
+
+// P99Target is the p99 the issue sets for a store at a fixed rate.
+func P99Target(store string) time.Duration {
+	switch store {
+	case "memory":
+		return 5 * time.Millisecond
+	case "redis":
+		return 10 * time.Millisecond
+	}
+	return 0
+}
+
+// ConstantRate runs the constant-rate mode against a running Pome server.
+func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
+	if cfg.Sandboxes < 1 || cfg.Senders < 1 || len(cfg.Calls) == 0 {
+		return nil, errors.New("rate: sandboxes, senders and calls must be positive")
+	}
+	if _, err := NewSchedule(time.Now(), cfg.Rate, cfg.Duration); err != nil {
+		return nil, err
+	}
+	logf := func(format string, args ...any) {
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, format+"\n", args...)
+		}
+	}
+	client := NewClient(cfg.Senders)
+	defer client.CloseIdleConnections()
+	pome, err := NewPome(cfg.Server, cfg.APIKey, client)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Client == "" {
+		cfg.Client = "raw"
+	}
+	if cfg.Client != "raw" && cfg.Client != "go" {
+		return nil, fmt.Errorf("rate: client %q: raw or go", cfg.Client)
+	}
+	rep := &RateReport{Server: pome.Server.String(), Store: cfg.Store, Client: cfg.Client, Senders: cfg.Senders, Seconds: cfg.Duration.Seconds(),
+		P99TargetUS: float64(P99Target(cfg.Store).Microseconds()), Machine: ThisMachine(), Started: time.Now().UTC()}
+	twins := callTwins(cfg.Calls)
+	logf("creating %d sandboxes (%s)", cfg.Sandboxes, strings.Join(twins, ", "))
+	sbs, err := pome.CreateMany(ctx, cfg.Sandboxes, 16, twins)
+	ids := make([]string, len(sbs))
+	for i, sb := range sbs {
+		ids[i] = sb.ID
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		if failed, err := pome.DiscardMany(dctx, ids, 16); err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d sandboxes not discarded: %v", failed, len(ids), err))
+		}
+	}()
+	if err != nil {
+		return rep, err
+	}
+	rep.Sandboxes = len(sbs)
+	probe := &memProbe{pid: cfg.ServerPID, client: client, logf: logf}
+	cpu := cpuProbe{server: cfg.ServerPID, store: cfg.StorePID}
+	for _, c := range cfg.Calls {
+		if ctx.Err() != nil {
+			break
+		}
+		ts, err := c.Targets(ctx, client, sbs)
+		if err != nil {
+			return rep, err
+		}
+		var do func(ctx context.Context, sender int, i int64) error
+		if cfg.Client == "go" {
+			do = func(ctx context.Context, _ int, i int64) error {
+				req, err := c.Request(ctx, ts[i%int64(len(ts))])
+				if err != nil {
+					return err
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					return err
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil {
+					return err
+				}
+				return c.CheckResponse(resp.StatusCode, body)
+			}
+		} else {
+			raws := make([]RawRequest, len(ts))
+			for k, t := range ts {
+				if raws[k], err = FormatRaw(c, t); err != nil {
+					return rep, err
+				}
+			}
+			conns := make([]RawConn, cfg.Senders)
+			defer func() {
+				for k := range conns {
+					conns[k].Close()
+				}
+			}()
+			do = func(_ context.Context, sender int, i int64) error {
+				status, body, err := conns[sender].Do(raws[i%int64(len(raws))])
+				if err != nil {
+					return err
+				}
+				return c.CheckResponse(status, body)
+			}
+		}
+		if cfg.Warmup > 0 {
+			if ws, err := NewSchedule(time.Now(), cfg.Rate, cfg.Warmup); err == nil {
+				OpenLoop(ctx, ws, cfg.Senders, RealClock, do)
+			}
+		}
+		var before memReading
+		if probe.enabled() {
+			before = probe.read(ctx)
+		}
+		c0 := cpu.read()
+		sched, _ := NewSchedule(time.Now().Add(10*time.Millisecond), cfg.Rate, cfg.Duration)
+		// A server that falls behind would stretch the run without end:
+		// the requests still unsent at the bound are not sent.
+		rctx, cancel := context.WithTimeout(ctx, cfg.Duration+max(10*time.Second, cfg.Duration/2))
+		r := OpenLoop(rctx, sched, cfg.Senders, RealClock, do)
+		cancel()
+		c1 := cpu.read()
+		us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+		res := RateResult{Call: c.Name, OfferedRate: cfg.Rate, AchievedRate: r.AchievedRate(), Offered: r.Offered, Unanswered: r.Offered - int64(r.Completed+r.Errors),
+			Completed: r.Completed, Errors: r.Errors, Late: r.Late, ErrorSample: r.ErrorSample,
+			P50US: us(r.Latency.Quantile(0.5)), P99US: us(r.Latency.Quantile(0.99)), P999US: us(r.Latency.Quantile(0.999)),
+			MaxUS: us(r.Latency.Max()), LagP99US: us(r.StartLag.Quantile(0.99))}
+		if n := float64(r.Completed); n > 0 {
+			if cfg.ServerPID != 0 {
+				res.ServerCPUUS = float64(c1.server-c0.server) / n
+			}
+			if cfg.StorePID != 0 {
+				res.StoreCPUUS = float64(c1.store-c0.store) / n
+			}
+			res.ClientCPUUS = float64(c1.self-c0.self) / n
+		}
+		if probe.enabled() {
+			res.Mem = newDelta(before, probe.read(ctx), r.Completed)
+		}
+		logf("%-24s offered %.0f/s achieved %.0f/s  p50 %s  p99 %s  p99.9 %s  errors %d  late %d", c.Name, cfg.Rate, res.AchievedRate,
+			fmtUS(res.P50US), fmtUS(res.P99US), fmtUS(res.P999US), res.Errors, res.Late)
+		rep.Results = append(rep.Results, res)
+	}
+	return rep, ctx.Err()
+}
+
+// WriteRateTable prints a constant-rate report for people.
+func WriteRateTable(w io.Writer, r *RateReport) error {
+	store := r.Store
+	if store == "" {
+		store = "(not given)"
+	}
+	fmt.Fprintf(w, "server %s  store %s  %gs per call  %d senders  %s client  %d sandboxes\n", r.Server, store, r.Seconds, r.Senders, r.Client, r.Sandboxes)
+	fmt.Fprintf(w, "machine %d CPU %s, %s/%s, %s\n\n", r.Machine.NumCPU, r.Machine.CPUModel, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.GoVersion)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "call\toffered/s\tachieved/s\tp50\tp99\tp99.9\tmax\tsent late\tunanswered\terrors\tserver CPU/req\tstore CPU/req\tRSS per call\t"
+	if r.P99TargetUS > 0 {
+		head += "p99 target\t\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, c := range r.Results {
+		cpu := func(v float64) string {
+			if v > 0 {
+				return fmt.Sprintf("%.1fµs", v)
+			}
+			return "-"
+		}
+		rss := "-"
+		if c.Mem != nil && c.Mem.rssKnown {
+			rss = fmt.Sprintf("%.0f B", c.Mem.RSSPerItem)
+		}
+		line := fmt.Sprintf("%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t", c.Call, c.OfferedRate, c.AchievedRate,
+			fmtUS(c.P50US), fmtUS(c.P99US), fmtUS(c.P999US), fmtUS(c.MaxUS), c.Late, c.Unanswered, c.Errors, cpu(c.ServerCPUUS), cpu(c.StoreCPUUS), rss)
+		if r.P99TargetUS > 0 {
+			v := "met"
+			if c.P99US > r.P99TargetUS || c.Errors > 0 || c.Unanswered > 0 {
+				v = "missed"
+			}
+			line += fmtUS(r.P99TargetUS) + "\t" + v + "\t"
+		}
+		fmt.Fprintln(tw, line)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range r.Results {
+		if c.ErrorSample != "" {
+			fmt.Fprintf(w, "%s first error: %s\n", c.Call, c.ErrorSample)
+		}
+		if c.Mem != nil {
+			fmt.Fprintf(w, "server memory during %s (%d calls): %s\n", c.Call, c.Mem.Items, c.Mem.describe("call"))
+		}
+	}
+	fmt.Fprintf(w, "\nLatency runs from each request's due time (start + i/rate), so time a request waited for a free sender counts; \"sent late\" are requests sent over %v after they were due.\n", lateAfter)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}

@@ -1,0 +1,559 @@
+package load
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pomehq/pome/twins/github"
+	"github.com/pomehq/pome/twins/slack"
+)
+
+// The scale runs answer "does a write cost more as the sandbox grows?"
+// for three kinds of growth: the entities in the world the write changes
+// (issues, channel messages, customers, mailbox messages), the rows already
+// on the twin's tape, and the sandboxes open on the server. Each point
+// sends the same write a fixed number of times and reports the server's
+// CPU per write (with --server-pid) and the write's latency; a series'
+// spread is its largest figure over its smallest, 1.0 for a flat cost.
+
+// Scale dimensions.
+const (
+	DimWorld     = "world"
+	DimTape      = "tape"
+	DimSandboxes = "sandboxes"
+)
+
+// ScaleConfig is one scale run.
+type ScaleConfig struct {
+	Server, APIKey string
+	Dims           []string
+	// WorldSizes, TapeSizes and SandboxCounts are each dimension's points.
+	WorldSizes    []int
+	TapeSizes     []int
+	SandboxCounts []int
+	// WorldTwins are the twins whose writes the world dimension measures
+	// (github, slack, stripe, gmail).
+	WorldTwins []string
+	// Writes is how many writes each point sends.
+	Writes int
+	// Concurrency is how many clients send them (1: one after another, so
+	// the latency is the cost of one write).
+	Concurrency int
+	ServerPID   int
+	StorePID    int
+	Log         io.Writer
+}
+
+// ScalePoint is one size of one series.
+type ScalePoint struct {
+	Size   int     `json:"size"`
+	Writes uint64  `json:"writes"`
+	Errors uint64  `json:"errors"`
+	PerSec float64 `json:"writes_per_sec"`
+	P50US  float64 `json:"p50_us"`
+	P99US  float64 `json:"p99_us"`
+	// ServerCPUUS and StoreCPUUS are per write.
+	ServerCPUUS float64 `json:"server_cpu_us_per_write,omitempty"`
+	StoreCPUUS  float64 `json:"store_cpu_us_per_write,omitempty"`
+	// Sandboxes is how many sandboxes the point's writes went to: in the
+	// world and tape dimensions each takes at most max(20, size/5) of
+	// them, so the writes never grow what is measured by more than a
+	// fifth.
+	Sandboxes   int    `json:"sandboxes"`
+	ErrorSample string `json:"error_sample,omitempty"`
+}
+
+// cost is the point's figure a spread is taken of: server CPU per write
+// when every point of the series has it, else wall time per write per
+// client.
+func (p ScalePoint) cost(concurrency int, cpu bool) float64 {
+	if cpu {
+		return p.ServerCPUUS
+	}
+	if p.PerSec > 0 {
+		return float64(concurrency) * 1e6 / p.PerSec
+	}
+	return 0
+}
+
+// ScaleSeries is one write measured at every size of one dimension.
+type ScaleSeries struct {
+	Dim    string       `json:"dimension"`
+	Call   string       `json:"call"`
+	Unit   string       `json:"unit"`
+	Points []ScalePoint `json:"points"`
+	// Spread is the largest cost over the smallest; Measure names the
+	// cost.
+	Spread  float64 `json:"spread"`
+	Measure string  `json:"measure"`
+}
+
+// ScaleReport is a scale run.
+type ScaleReport struct {
+	Server      string        `json:"server"`
+	Writes      int           `json:"writes_per_point"`
+	Concurrency int           `json:"concurrency"`
+	Machine     Machine       `json:"machine"`
+	Series      []ScaleSeries `json:"series"`
+	Notes       []string      `json:"notes,omitempty"`
+	Started     time.Time     `json:"started"`
+}
+
+// worldWrite is the write of one twin in the world dimension, with the
+// seed of a world of n entities.
+type worldWrite struct {
+	twin string
+	unit string
+	call func(n int) Call
+	seed func(n int) (json.RawMessage, error)
+}
+
+func callNamed(name string) Call {
+	for _, c := range append(Calls, GmailSend) {
+		if c.Name == name {
+			return c
+		}
+	}
+	panic("no call " + name)
+}
+
+var worldWrites = []worldWrite{
+	{twin: "github", unit: "issues", seed: GitHubSeed, call: func(n int) Call {
+		// A comment on the newest issue: the far end of the repository
+		// from issue #1, where a scan would cost most.
+		c := callNamed(CallPostComment)
+		c.Path = "/repos/acme/api/issues/" + strconv.Itoa(n) + "/comments"
+		return c
+	}},
+	{twin: "slack", unit: "messages", seed: SlackSeed, call: func(int) Call { return callNamed(CallPostMessage) }},
+	{twin: "stripe", unit: "customers", seed: StripeSeed, call: func(int) Call { return callNamed(CallCreateCustomer) }},
+	{twin: "gmail", unit: "messages", seed: GmailSeed, call: func(int) Call { return GmailSend }},
+}
+
+// WorldTwins are the twins the world dimension can measure.
+func WorldTwins() []string {
+	out := make([]string, len(worldWrites))
+	for i, w := range worldWrites {
+		out[i] = w.twin
+	}
+	return out
+}
+
+// GitHubSeed is acme/api with n issues (numbers 1..n), each with one
+// comment.
+func GitHubSeed(n int) (json.RawMessage, error) {
+	s := github.DefaultSeed()
+	s.Clock = "2026-01-05T09:00:00Z"
+	s.Repos = []github.SeedRepo{{
+		Owner: "acme", Name: "api", Description: "Acme orders API", DefaultBranch: "main",
+		Files:         map[string]string{"README.md": "# api\n\nThe Acme orders API.\n"},
+		Labels:        []github.SeedLabel{{Name: "bug", Color: "d73a4a"}, {Name: "feature", Color: "a2eeef"}},
+		Collaborators: []string{"pome-agent"},
+	}}
+	issues := make([]github.SeedIssue, n)
+	for i := range issues {
+		label := "bug"
+		if i%2 == 1 {
+			label = "feature"
+		}
+		issues[i] = github.SeedIssue{
+			Number: i + 1,
+			Title:  "Issue " + strconv.Itoa(i+1) + ": 500 error on POST /orders after deploy",
+			Body:   "Since this morning's deploy, POST /orders answers 500 for every request.",
+			User:   "pome-agent", Labels: []string{label},
+			Comments: []github.SeedComment{{User: "pome-agent", Body: "Looking into it."}},
+		}
+	}
+	s.Repos[0].Issues = issues
+	return json.Marshal(s)
+}
+
+// SlackSeed is the default workspace whose #general holds n messages.
+func SlackSeed(n int) (json.RawMessage, error) {
+	s := slack.DefaultSeed()
+	msgs := make([]slack.SeedMessage, n)
+	for i := range msgs {
+		msgs[i] = slack.SeedMessage{User: "pome-agent", Text: fmt.Sprintf("Message %d: deploy looks healthy.", i+1)}
+	}
+	found := false
+	for i := range s.Channels {
+		if s.Channels[i].Name == "general" {
+			s.Channels[i].Messages, found = msgs, true
+		}
+	}
+	if !found {
+		return nil, errors.New("the default Slack seed has no #general")
+	}
+	return json.Marshal(s)
+}
+
+// StripeSeed is an account with n customers.
+func StripeSeed(n int) (json.RawMessage, error) {
+	type customer struct {
+		Email string `json:"email"`
+		Name  string `json:"name"`
+	}
+	cs := make([]customer, n)
+	for i := range cs {
+		cs[i] = customer{Email: fmt.Sprintf("customer%d@example.com", i+1), Name: fmt.Sprintf("Customer %d", i+1)}
+	}
+	return json.Marshal(map[string]any{"customers": cs})
+}
+
+// GmailSeed is one mailbox (the sandbox's user) holding n received
+// messages.
+func GmailSeed(n int) (json.RawMessage, error) {
+	type message struct {
+		From    string   `json:"from"`
+		To      []string `json:"to"`
+		Subject string   `json:"subject"`
+		Text    string   `json:"text"`
+		Labels  []string `json:"labels"`
+	}
+	ms := make([]message, n)
+	for i := range ms {
+		ms[i] = message{From: "bob@example.com", To: []string{"agent@acme.test"}, Subject: fmt.Sprintf("Report %d", i+1),
+			Text: "The deploy looks healthy.", Labels: []string{"INBOX"}}
+	}
+	return json.Marshal(map[string]any{"mailboxes": []map[string]any{{"address": "agent@acme.test", "name": "Agent", "messages": ms}}})
+}
+
+// writesPerSandbox bounds how much a point's writes grow what it measures:
+// a sandbox of size n takes at most max(20, n/5) writes, then the next
+// sandbox (made alike before the timing) takes over.
+func writesPerSandbox(n int) int { return max(20, n/5) }
+
+// sandboxesFor is how many sandboxes a point of size n needs for writes.
+func sandboxesFor(n, writes int) int {
+	w := writesPerSandbox(n)
+	return (writes + w - 1) / w
+}
+
+// turn is the sandbox write j goes to when each of n sandboxes takes per
+// writes in turn: the first per go to sandbox 0, the next per to sandbox 1,
+// and so on round (per 1 is plain round-robin).
+func turn(j, per, n int) int { return (j / per) % n }
+
+// Scale runs the scale mode against a running Pome server.
+func Scale(ctx context.Context, cfg ScaleConfig) (*ScaleReport, error) {
+	if cfg.Writes < 1 || cfg.Concurrency < 1 {
+		return nil, errors.New("scale: writes and concurrency must be positive")
+	}
+	for _, d := range cfg.Dims {
+		if !slices.Contains([]string{DimWorld, DimTape, DimSandboxes}, d) {
+			return nil, fmt.Errorf("scale: unknown dimension %q (world, tape, sandboxes)", d)
+		}
+	}
+	for _, t := range cfg.WorldTwins {
+		if !slices.Contains(WorldTwins(), t) {
+			return nil, fmt.Errorf("scale: no world write for twin %q (have %s)", t, strings.Join(WorldTwins(), ", "))
+		}
+	}
+	logf := func(format string, args ...any) {
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, format+"\n", args...)
+		}
+	}
+	client := NewClient(16)
+	defer client.CloseIdleConnections()
+	pome, err := NewPome(cfg.Server, cfg.APIKey, client)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ScaleReport{Server: pome.Server.String(), Writes: cfg.Writes, Concurrency: cfg.Concurrency, Machine: ThisMachine(), Started: time.Now().UTC()}
+	s := &scaler{cfg: cfg, pome: pome, cpu: cpuProbe{server: cfg.ServerPID, store: cfg.StorePID}, logf: logf, rep: rep}
+	defer s.discardAll(ctx)
+
+	// measure makes the sandboxes of one point, prepares them, sends the
+	// writes and discards them.
+	measure := func(series *ScaleSeries, c Call, size, sandboxes, per int, twins []string, seeds map[string]json.RawMessage, prep func([]*Sandbox) error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		sbs, err := s.create(ctx, sandboxes, twins, seeds)
+		if err != nil {
+			return fmt.Errorf("%s %s at %d: %w", series.Dim, c.Name, size, err)
+		}
+		defer s.discard(ctx, sbs)
+		if prep != nil {
+			if err := prep(sbs); err != nil {
+				return err
+			}
+		}
+		p, err := s.point(ctx, c, sbs, size, per)
+		series.Points = append(series.Points, p)
+		return err
+	}
+	for _, dim := range cfg.Dims {
+		switch dim {
+		case DimWorld:
+			for _, ww := range worldWrites {
+				if !slices.Contains(cfg.WorldTwins, ww.twin) {
+					continue
+				}
+				series := ScaleSeries{Dim: DimWorld, Call: ww.call(1).Name, Unit: ww.unit}
+				for _, n := range cfg.WorldSizes {
+					seed, err := ww.seed(n)
+					if err != nil {
+						return rep, err
+					}
+					if err := measure(&series, ww.call(n), n, sandboxesFor(n, cfg.Writes), writesPerSandbox(n), []string{ww.twin},
+						map[string]json.RawMessage{ww.twin: seed}, nil); err != nil {
+						return rep, err
+					}
+				}
+				rep.Series = append(rep.Series, series.summarize(cfg.Concurrency))
+			}
+		case DimTape:
+			c := callNamed(CallPostComment)
+			series := ScaleSeries{Dim: DimTape, Call: c.Name, Unit: "rows on the GitHub tape"}
+			for _, n := range cfg.TapeSizes {
+				fill := func(sbs []*Sandbox) error {
+					logf("filling %d tapes to %d rows", len(sbs), n)
+					return s.fillTapes(ctx, sbs, n)
+				}
+				if err := measure(&series, c, n, sandboxesFor(n, cfg.Writes), writesPerSandbox(n), []string{"github"}, nil, fill); err != nil {
+					return rep, err
+				}
+			}
+			rep.Series = append(rep.Series, series.summarize(cfg.Concurrency))
+		case DimSandboxes:
+			c := callNamed(CallPostComment)
+			series := ScaleSeries{Dim: DimSandboxes, Call: c.Name, Unit: "open sandboxes"}
+			for _, n := range cfg.SandboxCounts {
+				// The writes go round all the open sandboxes.
+				if err := measure(&series, c, n, n, 1, []string{"github", "slack", "stripe"}, nil, nil); err != nil {
+					return rep, err
+				}
+			}
+			rep.Series = append(rep.Series, series.summarize(cfg.Concurrency))
+		}
+	}
+	return rep, ctx.Err()
+}
+
+// scaler holds what the points of a scale run share.
+type scaler struct {
+	cfg  ScaleConfig
+	pome *Pome
+	cpu  cpuProbe
+	logf func(string, ...any)
+	rep  *ScaleReport
+	mu   sync.Mutex
+	open []string
+}
+
+// create makes n sandboxes with 8 clients, remembering each for the final
+// discard.
+func (s *scaler) create(ctx context.Context, n int, twins []string, seeds map[string]json.RawMessage) ([]*Sandbox, error) {
+	s.logf("creating %d sandboxes (%s)", n, strings.Join(twins, ", "))
+	out := make([]*Sandbox, n)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		next     int
+	)
+	for range min(8, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := i >= n || firstErr != nil || ctx.Err() != nil
+				mu.Unlock()
+				if stop {
+					return
+				}
+				sb, err := s.pome.CreateSeeded(ctx, twins, seeds)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				out[i] = sb
+				mu.Unlock()
+				if sb != nil {
+					s.mu.Lock()
+					s.open = append(s.open, sb.ID)
+					s.mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, ctx.Err()
+}
+
+func (s *scaler) discard(ctx context.Context, sbs []*Sandbox) {
+	ids := make([]string, 0, len(sbs))
+	for _, sb := range sbs {
+		if sb != nil {
+			ids = append(ids, sb.ID)
+		}
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	if failed, err := s.pome.DiscardMany(dctx, ids, 16); err != nil {
+		s.rep.Notes = append(s.rep.Notes, fmt.Sprintf("%d of %d sandboxes not discarded: %v", failed, len(ids), err))
+	}
+	s.mu.Lock()
+	s.open = slices.DeleteFunc(s.open, func(id string) bool { return slices.Contains(ids, id) })
+	s.mu.Unlock()
+}
+
+// discardAll discards what an interrupted point left open.
+func (s *scaler) discardAll(ctx context.Context) {
+	s.mu.Lock()
+	ids := slices.Clone(s.open)
+	s.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	sbs := make([]*Sandbox, len(ids))
+	for i, id := range ids {
+		sbs[i] = &Sandbox{ID: id}
+	}
+	s.discard(ctx, sbs)
+}
+
+// fillTapes puts rows GitHub get-issue rows on each sandbox's tape (8
+// clients; not timed).
+func (s *scaler) fillTapes(ctx context.Context, sbs []*Sandbox, rows int) error {
+	c := callNamed(CallGetIssue)
+	client := NewClient(8)
+	defer client.CloseIdleConnections()
+	for _, sb := range sbs {
+		ts, err := c.Targets(ctx, client, []*Sandbox{sb})
+		if err != nil {
+			return err
+		}
+		res := Run(ctx, Options{Client: client, Concurrency: 8, Duration: time.Hour, MaxRequests: int64(rows)}, c.Scenario(ts, 8))
+		if res.Errors > 0 || res.Requests != uint64(rows) {
+			return fmt.Errorf("filling a tape: %d of %d rows, %d errors (%s)", res.Requests, rows, res.Errors, res.ErrorSample)
+		}
+	}
+	return nil
+}
+
+// point sends cfg.Writes writes of c, each sandbox taking per of them in
+// turn, so that no sandbox's world or tape grows by more than per.
+func (s *scaler) point(ctx context.Context, c Call, sbs []*Sandbox, size, per int) (ScalePoint, error) {
+	ts, err := c.Targets(ctx, s.pome.Client, sbs)
+	if err != nil {
+		return ScalePoint{}, err
+	}
+	conc := s.cfg.Concurrency
+	client := NewClient(conc)
+	defer client.CloseIdleConnections()
+	var seq struct {
+		sync.Mutex
+		n int
+	}
+	sc := Scenario{
+		Name: c.Name,
+		Next: func(ctx context.Context, _, _ int) (*http.Request, error) {
+			seq.Lock()
+			j := seq.n
+			seq.n++
+			seq.Unlock()
+			return c.Request(ctx, ts[turn(j, per, len(ts))])
+		},
+		Check: c.CheckResponse,
+	}
+	c0 := s.cpu.read()
+	res := Run(ctx, Options{Client: client, Concurrency: conc, Duration: time.Hour, MaxRequests: int64(s.cfg.Writes)}, sc)
+	c1 := s.cpu.read()
+	p := ScalePoint{Size: size, Writes: res.Requests, Errors: res.Errors, PerSec: res.PerSec, P50US: res.P50US, P99US: res.P99US,
+		Sandboxes: len(sbs), ErrorSample: res.ErrorSample}
+	if n := float64(res.Requests); n > 0 {
+		if s.cpu.server != 0 {
+			p.ServerCPUUS = float64(c1.server-c0.server) / n
+		}
+		if s.cpu.store != 0 {
+			p.StoreCPUUS = float64(c1.store-c0.store) / n
+		}
+	}
+	s.logf("%-24s size %-7d %8.0f writes/s  p50 %s  server CPU %.1fµs  errors %d", c.Name, size, p.PerSec, fmtUS(p.P50US), p.ServerCPUUS, p.Errors)
+	if res.Errors > 0 {
+		return p, fmt.Errorf("%s at size %d: %d errors, first: %s", c.Name, size, res.Errors, res.ErrorSample)
+	}
+	return p, nil
+}
+
+func (se ScaleSeries) summarize(concurrency int) ScaleSeries {
+	// CPU is read in 10 ms ticks: a point too short to show any cannot be
+	// compared by it.
+	cpu := len(se.Points) > 0
+	for _, p := range se.Points {
+		cpu = cpu && p.ServerCPUUS > 0
+	}
+	se.Measure = "wall time per write per client"
+	if cpu {
+		se.Measure = "server CPU per write"
+	}
+	var costs []float64
+	for _, p := range se.Points {
+		costs = append(costs, p.cost(concurrency, cpu))
+	}
+	se.Spread = Spread(costs)
+	return se
+}
+
+// Spread is the largest of xs over the smallest (0 with fewer than two, or
+// with a zero among them).
+func Spread(xs []float64) float64 {
+	if len(xs) < 2 || slices.Min(xs) <= 0 {
+		return 0
+	}
+	return slices.Max(xs) / slices.Min(xs)
+}
+
+// WriteScaleTable prints a scale report for people.
+func WriteScaleTable(w io.Writer, r *ScaleReport) error {
+	fmt.Fprintf(w, "server %s  %d writes per point  %d client(s)\n", r.Server, r.Writes, r.Concurrency)
+	fmt.Fprintf(w, "machine %d CPU %s, %s/%s, %s\n\n", r.Machine.NumCPU, r.Machine.CPUModel, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.GoVersion)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "dimension\tcall\tsize\tunit\twrites/s\tp50\tp99\tserver CPU/write\tstore CPU/write\tsandboxes\t")
+	cpu := func(v float64) string {
+		if v > 0 {
+			return fmt.Sprintf("%.1fµs", v)
+		}
+		return "-"
+	}
+	for _, se := range r.Series {
+		for _, p := range se.Points {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t\n", se.Dim, se.Call, p.Size, se.Unit, p.PerSec, fmtUS(p.P50US), fmtUS(p.P99US),
+				cpu(p.ServerCPUUS), cpu(p.StoreCPUUS), p.Sandboxes)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, se := range r.Series {
+		sizes := make([]string, len(se.Points))
+		for i, p := range se.Points {
+			sizes[i] = strconv.Itoa(p.Size)
+		}
+		fmt.Fprintf(w, "spread %-9s %-24s over %s %s: %.2f (%s, largest over smallest)\n", se.Dim, se.Call, strings.Join(sizes, " / "), se.Unit, se.Spread, se.Measure)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}

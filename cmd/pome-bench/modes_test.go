@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pomehq/pome/cmd/pome-bench/internal/load"
+	"github.com/pomehq/pome/session"
+)
+
+// TestSameBytesHandlerAnswersPomesBytes: for every call, the bare handler
+// answers what Pome answered (status, every header but Date, body), so the
+// ceiling is measured on the same bytes.
+func TestSameBytesHandlerAnswersPomesBytes(t *testing.T) {
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	client := load.NewClient(2)
+	pome, err := load.NewPome(url, key, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sb, err := pome.Create(ctx, benchTwins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range load.Calls {
+		ts, err := c.Targets(ctx, client, []*load.Sandbox{sb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := load.Capture(ctx, client, c, ts[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Name == load.CallGetIssue && (len(want.Body) < 2000 || want.Header.Get("Etag") == "") {
+			t.Errorf("%s: captured %d bytes, ETag %q: not the issue", c.Name, len(want.Body), want.Header.Get("Etag"))
+		}
+		srv, err := load.Serve("127.0.0.1:0", load.NewSameBytesHandler(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := load.Capture(ctx, client, c, load.Rebase(ts, srv.URL)[0])
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := load.SameBytes(want, got); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+	// SameBytes itself must see a difference.
+	a := load.Answer{Status: 200, Header: http.Header{"X-A": {"1"}}, Body: []byte("x")}
+	for _, b := range []load.Answer{
+		{Status: 201, Header: a.Header, Body: a.Body},
+		{Status: 200, Header: http.Header{"X-A": {"2"}}, Body: a.Body},
+		{Status: 200, Header: http.Header{"X-A": {"1"}, "X-B": {"1"}}, Body: a.Body},
+		{Status: 200, Header: a.Header, Body: []byte("y")},
+	} {
+		if load.SameBytes(a, b) == nil {
+			t.Errorf("%+v taken for %+v", b, a)
+		}
+	}
+}
+
+// TestCeilingMode runs the ceiling mode briefly with each driver there is:
+// every call is measured on Pome and on its same-bytes handler, without
+// errors, and the report prints a ratio per call.
+func TestCeilingMode(t *testing.T) {
+	drivers := []string{"go"}
+	if load.WrkPath() != "" {
+		drivers = append(drivers, "wrk")
+	}
+	for _, d := range drivers {
+		t.Run(d, func(t *testing.T) {
+			url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), []string{"ceiling",
+				"--server", url, "--api-key", key, "--driver", d, "-t", "1", "-c", "2", "-d", "1s", "--warmup", "0",
+				"--rounds", "1", "--sandboxes", "3", "--json", "-q",
+			}, &out, &errOut)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
+			}
+			var rep load.CeilingReport
+			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+				t.Fatalf("%v\n%s", err, out.String())
+			}
+			if rep.Driver != d || rep.Sandboxes != 3 || len(rep.Results) != len(load.Calls) {
+				t.Fatalf("%s", out.String())
+			}
+			for _, c := range rep.Results {
+				if len(c.Rounds) != 1 {
+					t.Fatalf("%s: %d rounds", c.Call, len(c.Rounds))
+				}
+				rd := c.Rounds[0]
+				if rd.Pome.Requests == 0 || rd.Bare.Requests == 0 || rd.Pome.Errors+rd.Bare.Errors != 0 || c.Ratio <= 0 || c.AnswerBytes == 0 {
+					t.Errorf("%s: %+v", c.Call, c)
+				}
+				// The bare handler runs in this process, so with wrk its
+				// CPU per request is known.
+				if d == "wrk" && (rd.Bare.ServerCPUUS <= 0 || rd.Pome.ClientCPUUS <= 0) {
+					t.Errorf("%s: CPU per request missing: %+v", c.Call, rd)
+				}
+			}
+			var table bytes.Buffer
+			if err := load.WriteCeilingTable(&table, &rep); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range load.Calls {
+				if !strings.Contains(table.String(), c.Name) {
+					t.Errorf("table lacks %s:\n%s", c.Name, table.String())
+				}
+			}
+		})
+	}
+}
+
+// TestRateMode offers a low rate briefly: every offered request is
+// answered, and the report holds the latency quantiles and the server's
+// memory.
+func TestRateMode(t *testing.T) {
+	for _, client := range []string{"raw", "go"} {
+		t.Run(client, func(t *testing.T) { testRateMode(t, client) })
+	}
+}
+
+func testRateMode(t *testing.T, client string) {
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	jsonFile := filepath.Join(t.TempDir(), "rate.json")
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"rate",
+		"--server", url, "--api-key", key, "--rate", "400", "--duration", "500ms", "--warmup", "0",
+		"--sandboxes", "3", "--senders", "8", "--store", "memory", "--calls", "github_get_issue,stripe_create_customer",
+		"--server-pid", strconv.Itoa(os.Getpid()), "--json-out", jsonFile, "-q", "--client", client,
+	}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
+	}
+	// The table on stdout, the same report as JSON in the file.
+	if !strings.Contains(out.String(), "p99 target") {
+		t.Errorf("no table:\n%s", out.String())
+	}
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep load.RateReport
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	if len(rep.Results) != 2 || rep.P99TargetUS != 5000 || rep.Client != client {
+		t.Fatalf("%s", out.String())
+	}
+	for _, r := range rep.Results {
+		if r.Offered != 200 || r.Completed != 200 || r.Errors != 0 || r.Unanswered != 0 || r.P50US <= 0 || r.P999US < r.P99US || r.P99US < r.P50US || r.AchievedRate <= 0 || r.Mem == nil {
+			t.Errorf("%+v", r)
+		}
+	}
+	for _, bad := range [][]string{{"--rate", "0"}, {"--store", "disk"}, {"--calls", "nope"}} {
+		args := append([]string{"rate", "--server", url, "--api-key", key, "-q"}, bad...)
+		if code := run(context.Background(), args, &out, &errOut); code == 0 {
+			t.Errorf("%v: exit 0", bad)
+		}
+	}
+}
+
+// TestScaleMode runs every dimension at two small sizes: each series has a
+// point per size, every write answered, and a spread.
+func TestScaleMode(t *testing.T) {
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"scale",
+		"--server", url, "--api-key", key, "--world-sizes", "3,30", "--tape-sizes", "5,40", "--sandbox-counts", "2,5",
+		"--writes", "25", "--server-pid", strconv.Itoa(os.Getpid()), "--json", "-q",
+	}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
+	}
+	var rep load.ScaleReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	var got []string
+	for _, se := range rep.Series {
+		got = append(got, se.Dim+" "+se.Call)
+		if len(se.Points) != 2 || se.Spread < 1 {
+			t.Errorf("%s %s: %+v", se.Dim, se.Call, se)
+		}
+		for _, p := range se.Points {
+			if p.Writes != 25 || p.Errors != 0 || p.P50US <= 0 || p.PerSec <= 0 {
+				t.Errorf("%s %s size %d: %+v", se.Dim, se.Call, p.Size, p)
+			}
+		}
+	}
+	want := []string{"world github_post_comment", "world slack_post_message", "world stripe_create_customer", "world gmail_send",
+		"tape github_post_comment", "sandboxes github_post_comment"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("series %v, want %v", got, want)
+	}
+	// The sandboxes the run made are gone.
+	req, _ := http.NewRequest(http.MethodGet, url+"/v1/usage", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var usage struct {
+		Open    int `json:"sandboxes_open"`
+		Created int `json:"sandboxes_created"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&usage)
+	resp.Body.Close()
+	if err != nil || usage.Open != 0 || usage.Created < 10 {
+		t.Errorf("usage after the run: %+v, %v", usage, err)
+	}
+	var table bytes.Buffer
+	load.WriteScaleTable(&table, &rep)
+	if !strings.Contains(table.String(), "spread world") {
+		t.Errorf("no spread line:\n%s", table.String())
+	}
+	if code := run(context.Background(), []string{"scale", "--server", url, "--api-key", key, "--world-sizes", "0"}, &out, &errOut); code != 2 {
+		t.Errorf("size 0: exit %d", code)
+	}
+}
+
+// TestCeilingWithPeers: a peer's side is measured in every round with its
+// own call, and the report gives Pome ÷ peer against the peer's target.
+func TestCeilingWithPeers(t *testing.T) {
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	var mu sync.Mutex
+	seen := 0
+	peer, err := load.Serve("127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen++
+		mu.Unlock()
+		if r.URL.Path != "/peer/issue" || r.Header.Get("Authorization") != "Bearer peer" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.Write([]byte(`{"number":1}`))
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	tgt, _ := load.NewTarget(peer.URL+"/peer/issue", "Bearer peer")
+	calls, _ := load.SelectCalls([]string{load.CallGetIssue, load.CallHistory})
+	var log bytes.Buffer
+	rep, err := load.Ceiling(context.Background(), load.CeilingConfig{
+		Log:    &log,
+		Server: url, APIKey: key, Sandboxes: 2, Calls: calls, Rounds: 2, Driver: "go",
+		Wrk: load.WrkOptions{Connections: 2, Duration: 300 * time.Millisecond}, MaxRequests: 1_000_000,
+		Peers: func(c load.Call) []load.PeerSide {
+			if c.Name != load.CallGetIssue {
+				return nil
+			}
+			pc := c
+			pc.Path = "/peer/issue"
+			return []load.PeerSide{{Name: "fake", Call: pc, Targets: []load.Target{tgt}, Target: 3, AnswerBytes: 12}}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 2 || len(rep.Results[0].Peers) != 1 || len(rep.Results[1].Peers) != 0 {
+		t.Fatalf("%+v", rep.Results)
+	}
+	// Every round of a call runs before the next call: a read is never
+	// measured on a world grown by another call's rounds.
+	var order []string
+	for _, l := range strings.Split(log.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 3 && f[0] == "round" {
+			order = append(order, f[1]+" "+f[2]+" "+f[3])
+		}
+	}
+	want := "1 github_get_issue pome,1 github_get_issue bare,1 github_get_issue fake,2 github_get_issue bare,2 github_get_issue pome,2 github_get_issue fake," +
+		"1 slack_history pome,1 slack_history bare,2 slack_history bare,2 slack_history pome"
+	if strings.Join(order, ",") != want {
+		t.Errorf("runs in the order\n%s\nwant\n%s", strings.Join(order, ","), want)
+	}
+	p := rep.Results[0].Peers[0]
+	if len(p.Rounds) != 2 || p.PerSec <= 0 || p.Ratio <= 0 || p.Rounds[0].Errors != 0 || p.Rounds[0].Requests == 0 || p.AnswerBytes != 12 {
+		t.Fatalf("%+v", p)
+	}
+	mu.Lock()
+	if uint64(seen) < p.Rounds[0].Requests+p.Rounds[1].Requests {
+		t.Errorf("the peer saw %d requests, the report counts more", seen)
+	}
+	mu.Unlock()
+	var table bytes.Buffer
+	load.WriteCeilingTable(&table, rep)
+	// The peers' table: a figure under every head (11 columns, the
+	// unknown CPU a dash).
+	var row []string
+	for _, l := range strings.Split(table.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[1] == "fake" {
+			row = f
+		}
+	}
+	if len(row) != 11 || row[2] != "12" || row[8] != "met" && row[8] != "missed" {
+		t.Errorf("%s", table.String())
+	}
+}
