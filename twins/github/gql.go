@@ -39,18 +39,9 @@ import (
 var gqlSchemaSDL string
 
 // gqlSchema is parsed once; parsing checks every resolver.
-var gqlSchema = graphql.MustParseSchema(gqlSchemaSDL, &gqlRoot{},
-	graphql.UseFieldResolvers(),
-	// GitHub's limits: a query is refused before it runs when it nests too
-	// deep or is too long.
-	graphql.MaxDepth(25), graphql.MaxQueryLength(gqlMaxQueryBytes),
-	// Resolvers read one world; running them one at a time keeps the
-	// order (and the tool the call is taped with) the same on every run.
-	graphql.MaxParallelism(1),
-)
+var gqlSchema = gqlbind.MustParseSchema(gqlSchemaSDL, &gqlRoot{})
 
 const (
-	gqlMaxQueryBytes = 256 << 10
 	// gqlMaxPage is GitHub's limit on first and last.
 	gqlMaxPage = 100
 )

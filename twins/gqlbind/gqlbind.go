@@ -28,6 +28,25 @@ import (
 	"github.com/pomehq/pome/twins"
 )
 
+// MaxQueryBytes and MaxDepth bound a document: a longer or deeper one is
+// refused before it runs.
+const (
+	MaxQueryBytes = 256 << 10
+	MaxDepth      = 25
+)
+
+// MustParseSchema parses a twin's schema once, checking every resolver of
+// root against it, with the limits every twin's GraphQL keeps. Resolvers
+// read one world; running them one at a time keeps the order (and the tool
+// a request is taped with) the same on every run.
+func MustParseSchema(sdl string, root any) *graphql.Schema {
+	return graphql.MustParseSchema(sdl, root,
+		graphql.UseFieldResolvers(),
+		graphql.MaxDepth(MaxDepth), graphql.MaxQueryLength(MaxQueryBytes),
+		graphql.MaxParallelism(1),
+	)
+}
+
 // Request is a GraphQL request as vendors take it in a POST body.
 type Request struct {
 	Query         string          `json:"query,omitempty" jsonschema:"The GraphQL document"`

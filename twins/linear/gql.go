@@ -31,16 +31,9 @@ import (
 var gqlSchemaSDL string
 
 // gqlSchema is parsed once; parsing checks every resolver.
-var gqlSchema = graphql.MustParseSchema(gqlSchemaSDL, &gqlRoot{},
-	graphql.UseFieldResolvers(),
-	graphql.MaxDepth(25), graphql.MaxQueryLength(gqlMaxQueryBytes),
-	// Resolvers read one world; one at a time keeps the order (and the
-	// tool the call is taped with) the same on every run.
-	graphql.MaxParallelism(1),
-)
+var gqlSchema = gqlbind.MustParseSchema(gqlSchemaSDL, &gqlRoot{})
 
 const (
-	gqlMaxQueryBytes = 256 << 10
 	// Linear's page size: 50 by default, 250 at most.
 	gqlDefaultPage = 50
 	gqlMaxPage     = 250
