@@ -56,6 +56,10 @@ type Config struct {
 	// (default 2 GiB; memory store only); a tape past it, or past its
 	// team's share, keeps no further rows and reads truncated.
 	MaxServerTapeBytes int64
+	// AnswerCacheBytes bounds the answers of reads kept per world version
+	// to be served again (answers.go; memory store only): 0 is the
+	// default, 32 MiB, and a negative value keeps none.
+	AnswerCacheBytes int64
 	// TeamBudgetPercent is the part of each server budget one team may
 	// hold, 1 to 100 (default 0: an equal part for each configured team).
 	TeamBudgetPercent int
@@ -115,6 +119,9 @@ func (c *Config) Defaults() {
 	if c.MaxServerTapeBytes <= 0 {
 		c.MaxServerTapeBytes = DefaultMaxServerTapeBytes
 	}
+	if c.AnswerCacheBytes == 0 {
+		c.AnswerCacheBytes = DefaultAnswerCacheBytes
+	}
 	if c.BodyTimeout <= 0 {
 		c.BodyTimeout = defaultBodyTimeout
 	}
@@ -137,6 +144,8 @@ const (
 	DefaultMaxWorldBytes       = 32 << 20
 	DefaultMaxServerWorldBytes = 4 << 30
 	DefaultMaxServerTapeBytes  = 2 << 30
+	// DefaultAnswerCacheBytes bounds the reads' answers kept.
+	DefaultAnswerCacheBytes = 32 << 20
 )
 
 // budgets are the memory budgets for a server of teams teams.

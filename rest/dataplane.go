@@ -39,10 +39,12 @@ type dataPlane struct {
 	srv     *Server
 	routers map[string]*routeTable
 	mcp     map[string]http.Handler
+	// answers keeps reads' answers per world version (nil: none kept).
+	answers *answerCache
 }
 
 func newDataPlane(s *Server) *dataPlane {
-	d := &dataPlane{srv: s, routers: map[string]*routeTable{}, mcp: map[string]http.Handler{}}
+	d := &dataPlane{srv: s, routers: map[string]*routeTable{}, mcp: map[string]http.Handler{}, answers: newAnswerCache(s.cfg.AnswerCacheBytes)}
 	for _, tw := range s.Registry.All() {
 		d.routers[tw.Name] = d.twinRouter(tw)
 		d.mcp[tw.Name] = mcpserver.New(s.Manager, tw, mcpserver.Options{
@@ -348,6 +350,23 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 				vars[k] = u
 			}
 		}
+		p := session.PrincipalFrom(ctx)
+		// A read whose answer is kept for this version of the world is
+		// answered from the cache (answers.go).
+		var slot, key string
+		var deps *twins.ReadDeps
+		var readVer uint64
+		if d.answers != nil && p != nil && a.Spec().Effect == twins.Read && r.Method != http.MethodHead && len(scope.body) <= maxKeyBody {
+			if ver, ok := d.srv.Manager.WorldVersion(p.Sandbox, tw.Name); ok {
+				slot, key = answerSlotKey(p.Sandbox, tw.Name), answerRequestKey(r, p.Role, scope.body)
+				if ans := d.answers.get(slot, ver, key, r.Header); ans != nil {
+					serveAnswer(w, r, ans)
+					return
+				}
+				deps = &twins.ReadDeps{}
+				ctx = session.WithReadVersion(twins.WithReadDeps(ctx, deps), &readVer)
+			}
+		}
 		args, err := buildInput(tw, a, b, request{vars: vars, query: r.URL.Query(), contentType: r.Header.Get("Content-Type"), body: scope.body})
 		if err != nil {
 			writeTwinError(w, tw, err)
@@ -358,7 +377,6 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			writeTwinError(w, tw, err)
 			return
 		}
-		p := session.PrincipalFrom(ctx)
 		// The answer is shaped and encoded while the world is still held:
 		// an output may point into it.
 		var headers map[string]string
@@ -387,8 +405,15 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			enc, err = json.Marshal(body)
 			return err
 		})
+		var keep *answer
+		if deps != nil && err == nil && raw == nil && readVer != 0 && !deps.Clock() {
+			keep = &answer{status: status, body: enc, deps: depsOf(deps, r.Header)}
+		}
 		for k, v := range twins.CallFrom(ctx).ResponseHeaders() {
 			w.Header().Set(k, v)
+			if keep != nil {
+				keep.headers = append(keep.headers, [2]string{k, v})
+			}
 		}
 		if err != nil {
 			writeTwinError(w, tw, err)
@@ -396,6 +421,9 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		}
 		for k, v := range headers {
 			w.Header().Set(k, v)
+			if keep != nil {
+				keep.headers = append(keep.headers, [2]string{k, v})
+			}
 		}
 		if status == http.StatusNoContent {
 			w.WriteHeader(http.StatusNoContent)
@@ -411,11 +439,19 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		if tw.ETags && r.Method == http.MethodGet {
 			sum := sha256.Sum256(enc)
 			etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+			if keep != nil {
+				keep.etag = etag
+				d.answers.put(slot, readVer, key, keep)
+				keep = nil
+			}
 			w.Header().Set("ETag", etag)
 			if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
 				w.WriteHeader(http.StatusNotModified)
 				return
 			}
+		}
+		if keep != nil {
+			d.answers.put(slot, readVer, key, keep)
 		}
 		writeRaw(w, status, enc)
 	})

@@ -568,7 +568,13 @@ func (m *Manager) admit(sb *Sandbox, twin, presented string) (Role, error) {
 // encoded there, before another call can change what they point at. Its
 // error is answered as an internal error.
 func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twins.Action, in any, use func(out any) error) (any, error) {
-	ctx = twins.WithEnv(ctx, m.Env(sb, tw))
+	env := m.Env(sb, tw)
+	if d := twins.ReadDepsFrom(ctx); d != nil {
+		// An answer that read the clock is not the same at every moment.
+		clock := env.Now
+		env.Now = func() time.Time { d.NoteClock(); return clock() }
+	}
+	ctx = twins.WithEnv(ctx, env)
 	if p := PrincipalFrom(ctx); p != nil && p.Role == RoleUser {
 		ctx = twins.WithCredential(ctx, twins.CredentialUser)
 	}

@@ -195,3 +195,38 @@ type Store interface {
 	Ping(ctx context.Context) error
 	Close() error
 }
+
+// worldVersioner is a store that numbers the versions of its worlds, for
+// caches of what a read answers (Manager.WorldVersion). A store without
+// it has nothing cached.
+type worldVersioner interface {
+	// WorldVersion reports the version of the twin's world: two reads
+	// that find the same version read the same world. A write takes its
+	// new version before it changes anything, and a read run through
+	// Update with a context from WithReadVersion learns the version of
+	// the world it ran on.
+	WorldVersion(sb *Sandbox, twin string) (uint64, bool)
+}
+
+type readVersionKey struct{}
+
+// WithReadVersion returns a context whose read (Store.Update without
+// write, on a store with world versions) sets *v to the version of the
+// world it ran on; *v stays 0 on a store without them.
+func WithReadVersion(ctx context.Context, v *uint64) context.Context {
+	return context.WithValue(ctx, readVersionKey{}, v)
+}
+
+func readVersionFrom(ctx context.Context) *uint64 {
+	v, _ := ctx.Value(readVersionKey{}).(*uint64)
+	return v
+}
+
+// WorldVersion reports the version of the twin's world in sb, on a store
+// that numbers them (the memory store); false elsewhere.
+func (m *Manager) WorldVersion(sb *Sandbox, twin string) (uint64, bool) {
+	if v, ok := m.Store.(worldVersioner); ok {
+		return v.WorldVersion(sb, twin)
+	}
+	return 0, false
+}

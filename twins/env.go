@@ -249,11 +249,77 @@ func WithHeaders(ctx context.Context, h map[string][]string) context.Context {
 // "". Few vendor behaviours need one: Stripe's Idempotency-Key and
 // Stripe-Version, say.
 func Header(ctx context.Context, name string) string {
+	if d := ReadDepsFrom(ctx); d != nil {
+		d.noteHeader(name)
+	}
 	h, _ := ctx.Value(headersKey{}).(map[string][]string)
+	return HeaderIn(h, name)
+}
+
+// HeaderIn is Header's lookup in a header map: the first value of the
+// first header named name, case-insensitively, or "".
+func HeaderIn(h map[string][]string, name string) string {
 	for k, vs := range h {
 		if len(vs) > 0 && strings.EqualFold(k, name) {
 			return vs[0]
 		}
 	}
 	return ""
+}
+
+// ReadDeps records what a read's answer depended on besides its world,
+// its input, its transport and its credential: the request headers its
+// action asked for (Header) and whether it read the sandbox clock. A cache
+// of answers keeps one only with these, and serves it again only to a
+// request with the same values of those headers, and never an answer that
+// read the clock.
+type ReadDeps struct {
+	mu      sync.Mutex
+	headers []string
+	clock   bool
+}
+
+type readDepsKey struct{}
+
+// WithReadDeps returns a context whose call records its dependencies in d.
+func WithReadDeps(ctx context.Context, d *ReadDeps) context.Context {
+	return context.WithValue(ctx, readDepsKey{}, d)
+}
+
+// ReadDepsFrom returns the call's ReadDeps, or nil.
+func ReadDepsFrom(ctx context.Context) *ReadDeps {
+	d, _ := ctx.Value(readDepsKey{}).(*ReadDeps)
+	return d
+}
+
+func (d *ReadDeps) noteHeader(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, h := range d.headers {
+		if strings.EqualFold(h, name) {
+			return
+		}
+	}
+	d.headers = append(d.headers, name)
+}
+
+// NoteClock records that the call read the sandbox clock.
+func (d *ReadDeps) NoteClock() {
+	d.mu.Lock()
+	d.clock = true
+	d.mu.Unlock()
+}
+
+// Headers returns the names of the headers the call read, in order.
+func (d *ReadDeps) Headers() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.headers...)
+}
+
+// Clock reports whether the call read the sandbox clock.
+func (d *ReadDeps) Clock() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.clock
 }

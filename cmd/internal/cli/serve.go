@@ -92,6 +92,8 @@ func (a *App) newServeCmd() *cobra.Command {
 	bindKey(f, "team-budget-percent", keyTeamBudgetPercent)
 	f.Int("gc-heap-floor", 128, "MiB the Go heap may grow to before a garbage collection, while little of it is live; 0 leaves GOGC alone (env POME_GC_HEAP_FLOOR)")
 	bindKey(f, "gc-heap-floor", keyGCHeapFloor)
+	f.Int64("answer-cache-bytes", rest.DefaultAnswerCacheBytes, "bytes of reads' answers kept per world version and served again while the world is unchanged (memory store); 0 keeps none (env POME_ANSWER_CACHE_BYTES)")
+	bindKey(f, "answer-cache-bytes", keyAnswerCacheBytes)
 	f.Bool("state-deltas", false, "tape what each call changed in its twin's state, for the dashboard (env POME_STATE_DELTAS; costs a diff per write)")
 	bindKey(f, "state-deltas", keyStateDeltas)
 	f.String("key-file", "", "with no team keys configured, where the generated key of team \"default\" is kept (mode 0600) and read back on restart (env POME_KEY_FILE; default "+defaultKeyFile+" in the user config directory, beside the config file of pome login)")
@@ -165,6 +167,9 @@ const (
 	keyMaxServerTapeBytes  = "max_server_tape_bytes"
 	keyTeamBudgetPercent   = "team_budget_percent"
 )
+
+// keyAnswerCacheBytes is the config key of --answer-cache-bytes.
+const keyAnswerCacheBytes = "answer_cache_bytes"
 
 // keyStateDeltas is the config key of --state-deltas.
 const keyStateDeltas = "state_deltas"
@@ -283,6 +288,17 @@ func budgetConfig(v *viper.Viper, cfg *rest.Config) error {
 			return err
 		}
 		*dst = int64(n)
+	}
+	v.BindEnv(keyAnswerCacheBytes, "POME_ANSWER_CACHE_BYTES")
+	if v.IsSet(keyAnswerCacheBytes) {
+		n, err := cast.ToInt64E(v.Get(keyAnswerCacheBytes))
+		if err != nil || n < 0 {
+			return usageErrorf("%s: want a number of bytes, 0 or more, got %v", keyAnswerCacheBytes, v.Get(keyAnswerCacheBytes))
+		}
+		cfg.AnswerCacheBytes = n
+		if n == 0 {
+			cfg.AnswerCacheBytes = -1
+		}
 	}
 	v.BindEnv(keyTeamBudgetPercent, "POME_TEAM_BUDGET_PERCENT")
 	if v.IsSet(keyTeamBudgetPercent) {
