@@ -146,20 +146,37 @@ func readChannel(ctx context.Context, w *World, in ReadChannelIn) (ReadChannelOu
 	if err != nil {
 		return ReadChannelOut{}, err
 	}
-	var list []*Message
+	after, err := decodeCursor("next_ts", in.Cursor)
+	if err != nil {
+		return ReadChannelOut{}, err
+	}
+	// The history, newest first, is paged as paginate pages a list: the
+	// page starts at the message whose ts the cursor names, and the next
+	// cursor names the first message past it. The walk stops looking at
+	// messages (beyond counting pins) once it has found that one, so a
+	// page costs the same in a channel of any length.
+	limit := pageLimit(in.Limit, 100, 999)
+	started := after == ""
+	var page []*Message
+	next := ""
 	pins := 0
 	for i := len(ch.Messages) - 1; i >= 0; i-- {
 		m := ch.Messages[i]
 		if len(m.PinnedTo) > 0 {
 			pins++
 		}
-		if m.inHistory() && inRange(m.TS) {
-			list = append(list, m)
+		if next != "" || (!started && m.TS != after) || !m.inHistory() || !inRange(m.TS) {
+			continue
 		}
+		started = true
+		if len(page) == limit {
+			next = encodeCursor("next_ts", m.TS)
+			continue
+		}
+		page = append(page, m)
 	}
-	page, next, err := paginate(list, func(m *Message) string { return m.TS }, "next_ts", in.Cursor, pageLimit(in.Limit, 100, 999))
-	if err != nil {
-		return ReadChannelOut{}, err
+	if !started {
+		return ReadChannelOut{}, errInvalidCursor()
 	}
 	return ReadChannelOut{
 		OK: true, Messages: w.views(page), HasMore: next != "", PinCount: pins, Latest: in.Latest,

@@ -500,3 +500,38 @@ func BenchmarkThreadReply(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadChannel reads the newest 20 messages of a channel of 10 /
+// 1,000 / 10,000 (conversations.history, as pome-bench's slack_history),
+// and the page after them: the cost must not grow with the channel.
+func BenchmarkReadChannel(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			ctx, w, _ := benchSend(b, n)
+			a, _ := tw.Action("slack_read_channel")
+			in, err := a.Decode(json.RawMessage(`{"channel_id": "general", "limit": 20}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			first, err := a.Run(ctx, w, in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cursor := first.(ReadChannelOut).ResponseMetadata.NextCursor
+			next, err := a.Decode(json.RawMessage(`{"channel_id": "general", "limit": 20, "cursor": "` + cursor + `"}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := a.Run(ctx, w, in); err != nil {
+					b.Fatal(err)
+				}
+				if cursor != "" {
+					if _, err := a.Run(ctx, w, next); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
