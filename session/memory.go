@@ -95,10 +95,11 @@ type memTwin struct {
 	tapeMu   sync.Mutex
 	// total counts every call appended, including those past the cap.
 	total int64
-	// rows holds each tape row as its JSON encoding: one pointer-free
-	// allocation per row keeps garbage collection cheap however long tapes
-	// grow. Seq N is at index N-1.
-	rows [][]byte
+	// rows holds each tape row as its JSON encoding, the older ones
+	// compressed in blocks (memRows): few pointer-free allocations keep
+	// garbage collection cheap however long tapes grow. Seq N is at
+	// position N-1.
+	rows memRows
 	// rowBytes is what rows hold; dropping is set once a row was not kept
 	// for want of budget, so that no later one is either (rows stay the
 	// prefix seq 1..len(rows)). Guarded by tapeMu, as released is.
@@ -615,18 +616,35 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 	}
 	defer done()
 	mt.tapeMu.Lock()
-	defer mt.tapeMu.Unlock()
 	mt.total++
 	row.Seq = mt.total
 	if mt.total > s.maxTapeRows || mt.dropping {
+		mt.tapeMu.Unlock()
 		return row.Seq, nil
 	}
 	kept := withSeq(row.Seq, rest)
 	if !s.keepRow(ms, mt, int64(len(kept))) {
+		mt.tapeMu.Unlock()
 		return row.Seq, nil
 	}
-	mt.rows = append(mt.rows, kept)
+	mt.rows.add(kept)
+	seal := mt.rows.toSeal()
+	mt.tapeMu.Unlock()
+	mt.seal(seal)
 	return row.Seq, nil
+}
+
+// seal compresses the rows toSeal returned, if any, into a block and puts
+// it in their place. The caller does not hold mt.tapeMu: appends and
+// reads go on meanwhile.
+func (mt *memTwin) seal(rows [][]byte) {
+	if rows == nil {
+		return
+	}
+	data := sealBlock(rows)
+	mt.tapeMu.Lock()
+	mt.rows.sealDone(len(rows), data)
+	mt.tapeMu.Unlock()
 }
 
 // keepRow decides, under mt.tapeMu, whether the twin's next row, of about
@@ -689,8 +707,7 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 	// size now, and its own at fill.
 	const reserved = 1 << 10
 	if s.keepRow(ms, mt, reserved) {
-		at = len(mt.rows)
-		mt.rows = append(mt.rows, nil)
+		at = mt.rows.add(nil)
 	}
 	mt.tapeMu.Unlock()
 	return func(row *tape.Row) {
@@ -708,7 +725,7 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 			kept = withSeq(seq, rest)
 		}
 		mt.tapeMu.Lock()
-		mt.rows[at] = kept
+		mt.rows.set(at, kept)
 		if !mt.released {
 			// Counted past the budget if need be: the place is taken.
 			d := int64(len(kept)) - reserved
@@ -716,7 +733,9 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 			s.tapeBytes.Add(d)
 			ms.team.tapeBytes.Add(d)
 		}
+		seal := mt.rows.toSeal()
 		mt.tapeMu.Unlock()
+		mt.seal(seal)
 	}, nil
 }
 
@@ -748,20 +767,24 @@ func (s *MemoryStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, aft
 		return nil, err
 	}
 	mt.inflight.Lock()
-	defer mt.inflight.Unlock()
-	after = max(after, 0)
 	mt.tapeMu.Lock()
-	defer mt.tapeMu.Unlock()
-	if after >= int64(len(mt.rows)) {
+	n := int64(mt.rows.len())
+	after = max(after, 0)
+	if after >= n {
+		mt.tapeMu.Unlock()
+		mt.inflight.Unlock()
 		return nil, nil
 	}
-	encs := mt.rows[after:]
-	if limit > 0 && len(encs) > limit {
-		encs = encs[:limit]
+	to := n
+	if limit > 0 && to-after > int64(limit) {
+		to = after + int64(limit)
 	}
-	// Rows are never modified once appended; the slice header is copied
-	// because appends may move the backing array.
-	return append([][]byte(nil), encs...), nil
+	view := mt.rows.view(int(after), int(to))
+	mt.tapeMu.Unlock()
+	mt.inflight.Unlock()
+	// Rows are never modified once written, nor blocks once sealed: they
+	// are decoded outside the locks.
+	return view.rows()
 }
 
 func (s *MemoryStore) TapeLen(ctx context.Context, sb *Sandbox, twin string) (int64, int64, error) {
@@ -773,7 +796,7 @@ func (s *MemoryStore) TapeLen(ctx context.Context, sb *Sandbox, twin string) (in
 	defer mt.inflight.Unlock()
 	mt.tapeMu.Lock()
 	defer mt.tapeMu.Unlock()
-	return int64(len(mt.rows)), mt.total, nil
+	return int64(mt.rows.len()), mt.total, nil
 }
 
 func (s *MemoryStore) Usage(ctx context.Context, team string) (Usage, error) {
