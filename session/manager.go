@@ -287,7 +287,7 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 			e.Details["limit_bytes"], e.Details["size_bytes"], e.Details["setting"] = lim, len(doc), SettingWorldBytes
 			return nil, e
 		}
-		worlds[name] = SeedWorld{World: world, Doc: doc}
+		worlds[name] = SeedWorld{World: world, Doc: doc, Decode: tw.DecodeWorld}
 		if tw.SeedCredentials != nil {
 			if hashes := tw.SeedCredentials(world); len(hashes) > 0 {
 				if sb.SeedHashes == nil {

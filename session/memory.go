@@ -43,6 +43,9 @@ type MemoryStore struct {
 	// tapeFull is set once a row found no room in the tape budget, and
 	// cleared when a sandbox gives tape back; a team's in its memTeam.
 	tapeFull atomic.Bool
+
+	// docs are the reference seed documents seeds are kept against.
+	docs docRefs
 }
 
 // SetBudgets sets the memory budgets (zero fields: no limit). Call it
@@ -75,9 +78,13 @@ type memSandbox struct {
 }
 
 type memTwin struct {
-	mu    sync.RWMutex // guards world
-	world any
-	seed  []byte
+	mu sync.RWMutex // guards world
+	// world is nil until the first call that needs it decodes it from
+	// the seed document with decode (load); a twin without decode keeps
+	// the world it was created with.
+	world  any
+	decode func([]byte) (any, error)
+	seed   seedDoc
 	// size is the length of the world's state document, known when the
 	// store measures writes (MemoryStore.measured); gone is set once the
 	// sandbox's memory is given back (release), after which nothing is
@@ -233,6 +240,19 @@ func (s *MemoryStore) live(id string) (*memSandbox, bool) {
 }
 
 func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]SeedWorld, quota int) error {
+	// The twins are made before the store's lock is taken: an id already
+	// taken or a quota reached wastes them, which no create that succeeds
+	// waits for.
+	twins := make(map[string]*memTwin, len(worlds))
+	for name, w := range worlds {
+		mt := &memTwin{seed: s.docs.keep(name, w.Doc), size: int64(len(w.Doc))}
+		if w.Decode != nil {
+			mt.decode = w.Decode
+		} else {
+			mt.world = w.World
+		}
+		twins[name] = mt
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.sandboxes.Load(sb.ID); ok {
@@ -250,10 +270,7 @@ func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string
 	if err := s.admit(sb.Team, t, bytes); err != nil {
 		return err
 	}
-	ms := &memSandbox{sb: *sb, twins: map[string]*memTwin{}, team: t}
-	for name, w := range worlds {
-		ms.twins[name] = &memTwin{world: w.World, seed: w.Doc, size: int64(len(w.Doc))}
-	}
+	ms := &memSandbox{sb: *sb, twins: twins, team: t}
 	s.sandboxes.Store(sb.ID, ms)
 	t.open[sb.ID] = sb.ExpiresAt
 	heap.Push(&t.expiring, expiryEntry{id: sb.ID, at: sb.ExpiresAt})
@@ -429,8 +446,8 @@ func (s *MemoryStore) release(ms *memSandbox) {
 		mt.mu.Lock()
 		if !mt.gone {
 			mt.gone = true
-			s.worldBytes.Add(-(int64(len(mt.seed)) + mt.size))
-			ms.team.worldBytes.Add(-(int64(len(mt.seed)) + mt.size))
+			s.worldBytes.Add(-(int64(mt.seed.len()) + mt.size))
+			ms.team.worldBytes.Add(-(int64(mt.seed.len()) + mt.size))
 		}
 		mt.mu.Unlock()
 		mt.tapeMu.Lock()
@@ -471,6 +488,9 @@ func (s *MemoryStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, w
 	if write && s.measured() {
 		mt.mu.Lock()
 		defer mt.mu.Unlock()
+		if err := mt.load(tw); err != nil {
+			return err
+		}
 		if s.roomy(ms, mt) {
 			return s.sampledWrite(ms, mt, tw, fn)
 		}
@@ -479,12 +499,41 @@ func (s *MemoryStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, w
 	if write {
 		mt.mu.Lock()
 		defer mt.mu.Unlock()
+		if err := mt.load(tw); err != nil {
+			return err
+		}
 	} else {
 		mt.mu.RLock()
+		if mt.world == nil {
+			mt.mu.RUnlock()
+			mt.mu.Lock()
+			err := mt.load(tw)
+			mt.mu.Unlock()
+			if err != nil {
+				return err
+			}
+			// Once decoded, the world stays: the read lock finds it.
+			mt.mu.RLock()
+		}
 		defer mt.mu.RUnlock()
 	}
 	_, err = fn(mt.world)
 	return err
+}
+
+// load decodes the world from the seed document if no call has yet. No
+// write has run before it, so the seed document is the world's. The
+// caller holds mt.mu exclusively.
+func (mt *memTwin) load(tw *twins.Twin) error {
+	if mt.world != nil {
+		return nil
+	}
+	w, err := mt.decode(mt.seed.bytes())
+	if err != nil {
+		return fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	mt.world = w
+	return nil
 }
 
 // A write measured exactly costs a copy and an encoding of the whole
@@ -590,6 +639,11 @@ func (s *MemoryStore) State(ctx context.Context, sb *Sandbox, twin string) ([]by
 	}
 	mt.mu.RLock()
 	defer mt.mu.RUnlock()
+	if mt.world == nil {
+		// Not decoded yet, so never written: the state is the seed, as
+		// json.Marshal encoded it at create.
+		return bytes.Clone(mt.seed.bytes()), nil
+	}
 	return json.Marshal(mt.world)
 }
 
@@ -598,7 +652,7 @@ func (s *MemoryStore) Seed(ctx context.Context, sb *Sandbox, twin string) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	return mt.seed, nil
+	return mt.seed.bytes(), nil
 }
 
 // seqZero is how every row's encoding starts before its seq is known.
