@@ -689,16 +689,17 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 }
 
 // seal compresses the rows toSeal returned, if any, into a block and puts
-// it in their place. The caller does not hold mt.tapeMu: appends and
-// reads go on meanwhile.
+// it in their place, then seals the next block if rows appended meanwhile
+// made one. The caller does not hold mt.tapeMu: appends and reads go on
+// meanwhile.
 func (mt *memTwin) seal(rows [][]byte) {
-	if rows == nil {
-		return
+	for rows != nil {
+		data := sealBlock(rows)
+		mt.tapeMu.Lock()
+		mt.rows.sealDone(len(rows), data)
+		rows = mt.rows.toSeal()
+		mt.tapeMu.Unlock()
 	}
-	data := sealBlock(rows)
-	mt.tapeMu.Lock()
-	mt.rows.sealDone(len(rows), data)
-	mt.tapeMu.Unlock()
 }
 
 // keepRow decides, under mt.tapeMu, whether the twin's next row, of about
