@@ -766,7 +766,14 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 	}
 	mt.tapeMu.Unlock()
 	return func(row *tape.Row) {
-		defer mt.inflight.RUnlock()
+		// The in-flight hold ends once the row is in its place (below),
+		// or however fill ends.
+		held := true
+		defer func() {
+			if held {
+				mt.inflight.RUnlock()
+			}
+		}()
 		rest, done, err := encodeRowTail(row)
 		row.Seq = seq
 		if err == nil {
@@ -790,6 +797,9 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 		}
 		seal := mt.rows.toSeal()
 		mt.tapeMu.Unlock()
+		// The row is in its place: readers need not wait for the seal.
+		held = false
+		mt.inflight.RUnlock()
 		mt.seal(seal)
 	}, nil
 }
