@@ -69,11 +69,13 @@ func (d *defaultDocs) lookup(ctx context.Context, tw *twins.Twin, sec int64) (do
 	return nil, nil, false, true
 }
 
-// put keeps doc as tw's default document for the second sec.
+// put keeps doc as tw's default document for the second sec, in place of
+// the one kept before (a sandbox clock seeded far ahead must not keep the
+// wall clock's seconds out).
 func (d *defaultDocs) put(tw *twins.Twin, sec int64, doc []byte, hashes []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if e := d.twins[tw.Name]; e != nil && e.stable && (!e.valid || sec > e.sec) {
+	if e := d.twins[tw.Name]; e != nil && e.stable {
 		e.sec, e.doc, e.hashes, e.valid = sec, doc, slices.Clone(hashes), true
 	}
 }
