@@ -694,9 +694,9 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 // meanwhile.
 func (mt *memTwin) seal(rows [][]byte) {
 	for rows != nil {
-		data := sealBlock(rows)
+		data, raw := sealBlock(rows)
 		mt.tapeMu.Lock()
-		mt.rows.sealDone(len(rows), data)
+		mt.rows.sealDone(len(rows), raw, data)
 		rows = mt.rows.toSeal()
 		mt.tapeMu.Unlock()
 	}

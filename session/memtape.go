@@ -40,7 +40,9 @@ type memRows struct {
 type tapeBlock struct {
 	first int
 	n     int
-	data  []byte
+	// raw is the length of the block decompressed.
+	raw  int
+	data []byte
 }
 
 const (
@@ -93,12 +95,12 @@ func (r *memRows) toSeal() [][]byte {
 
 // sealDone puts the block of the rows toSeal returned in their place (or,
 // with data nil, gives up sealing them: they stay open).
-func (r *memRows) sealDone(n int, data []byte) {
+func (r *memRows) sealDone(n, raw int, data []byte) {
 	r.sealing = false
 	if data == nil {
 		return
 	}
-	r.blocks = append(r.blocks, tapeBlock{first: r.sealed, n: n, data: data})
+	r.blocks = append(r.blocks, tapeBlock{first: r.sealed, n: n, raw: raw, data: data})
 	// The open rows move up; the array they were in drops its references
 	// so that the sealed rows can be collected.
 	clear(r.open[:n])
@@ -147,9 +149,9 @@ func (v rowsView) rows() ([][]byte, error) {
 	return append(out, v.open...), nil
 }
 
-// sealBlock compresses rows into a block's data.
-func sealBlock(rows [][]byte) []byte {
-	var raw int
+// sealBlock compresses rows into a block's data; raw is its length
+// decompressed.
+func sealBlock(rows [][]byte) (data []byte, raw int) {
 	for _, row := range rows {
 		raw += len(row) + binary.MaxVarintLen32
 	}
@@ -166,7 +168,7 @@ func sealBlock(rows [][]byte) []byte {
 	w.Close()
 	flateWriters.Put(w)
 	// The buffer grew by guesses: the block keeps an exact copy.
-	return bytes.Clone(out.Bytes())
+	return bytes.Clone(out.Bytes()), len(src)
 }
 
 // rows decompresses the block.
@@ -174,8 +176,8 @@ func (b tapeBlock) rows() ([][]byte, error) {
 	fr := flateReaders.Get().(io.ReadCloser)
 	defer flateReaders.Put(fr)
 	fr.(flate.Resetter).Reset(bytes.NewReader(b.data), nil)
-	src, err := io.ReadAll(fr)
-	if err != nil {
+	src := make([]byte, b.raw)
+	if _, err := io.ReadFull(fr, src); err != nil {
 		return nil, fmt.Errorf("tape block at row %d: %w", b.first+1, err)
 	}
 	rows := make([][]byte, 0, b.n)
