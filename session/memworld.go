@@ -100,7 +100,12 @@ func makePatch(ref, doc []byte) ([]byte, bool) {
 	last := 0 // end of the run before
 	limit := len(doc) / 2
 	for i := 0; i < len(doc); {
-		// Skip equal chunks fast, then find the first differing byte.
+		// Skip equal chunks fast, large then small, then find the first
+		// differing byte.
+		if j := i + 8*compareChunk; j <= len(doc) && bytes.Equal(ref[i:j], doc[i:j]) {
+			i = j
+			continue
+		}
 		if j := i + compareChunk; j <= len(doc) && bytes.Equal(ref[i:j], doc[i:j]) {
 			i = j
 			continue
