@@ -14,7 +14,10 @@ import (
 // no limit). Sizes are bytes of JSON documents: a world counts as its state
 // document (what GET …/state answers), a tape as its rows' encodings. Both
 // are exact and cost nothing extra to know where the store encodes anyway,
-// and a decoded world holds about as much memory as its document.
+// and a decoded world holds about as much memory as its document. A tape
+// holds less: the memory store keeps all but its newest rows compressed
+// (memRows), and still counts each row at its encoded size, so that a
+// budget means the same on every store and whatever the rows hold.
 //
 // The Redis store applies WorldBytes only (the manager measures the world
 // a write leaves); the server budgets and the team share are the memory

@@ -148,6 +148,9 @@ type Manager struct {
 	// sizes samples the size of the worlds this process writes to, for a
 	// store that does not measure them itself (worldSizes).
 	sizes worldSizes
+	// defaults keeps default world documents for creates in the same
+	// second.
+	defaults defaultDocs
 }
 
 // NewManager returns a manager; now defaults to time.Now.
@@ -268,6 +271,23 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 	for _, name := range req.Twins {
 		tw, _ := m.Registry.Get(name)
 		env := m.Env(sb, tw)
+		var sec int64
+		cacheable := false
+		if len(req.Seed[name]) == 0 {
+			sec = env.Now().Unix()
+			doc, hashes, hit, can := m.defaults.lookup(ctx, tw, sec)
+			if hit {
+				worlds[name] = SeedWorld{Doc: doc, Decode: tw.DecodeWorld}
+				if len(hashes) > 0 {
+					if sb.SeedHashes == nil {
+						sb.SeedHashes = map[string][]string{}
+					}
+					sb.SeedHashes[name] = hashes
+				}
+				continue
+			}
+			cacheable = can
+		}
 		world, err := tw.NewWorld(twins.WithEnv(ctx, env), req.Seed[name])
 		if err != nil {
 			var se *twins.SeedError
@@ -287,14 +307,18 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 			e.Details["limit_bytes"], e.Details["size_bytes"], e.Details["setting"] = lim, len(doc), SettingWorldBytes
 			return nil, e
 		}
-		worlds[name] = SeedWorld{World: world, Doc: doc}
+		worlds[name] = SeedWorld{World: world, Doc: doc, Decode: tw.DecodeWorld}
+		var hashes []string
 		if tw.SeedCredentials != nil {
-			if hashes := tw.SeedCredentials(world); len(hashes) > 0 {
+			if hashes = tw.SeedCredentials(world); len(hashes) > 0 {
 				if sb.SeedHashes == nil {
 					sb.SeedHashes = map[string][]string{}
 				}
 				sb.SeedHashes[name] = hashes
 			}
+		}
+		if cacheable {
+			m.defaults.put(tw, sec, doc, hashes)
 		}
 	}
 

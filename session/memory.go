@@ -43,6 +43,9 @@ type MemoryStore struct {
 	// tapeFull is set once a row found no room in the tape budget, and
 	// cleared when a sandbox gives tape back; a team's in its memTeam.
 	tapeFull atomic.Bool
+
+	// docs are the reference seed documents seeds are kept against.
+	docs docRefs
 }
 
 // SetBudgets sets the memory budgets (zero fields: no limit). Call it
@@ -75,13 +78,18 @@ type memSandbox struct {
 }
 
 type memTwin struct {
-	mu    sync.RWMutex // guards world
-	world any
+	mu sync.RWMutex // guards world
+	// world is nil until the first call that needs it decodes it from
+	// the seed document with decode (load); a twin without decode keeps
+	// the world it was created with.
+	world  any
+	decode func([]byte) (any, error)
+	seed   seedDoc
 	// ver is the world's version (WorldVersion): a number from
 	// worldVersions, taken anew when the twin is created and by every
-	// write as soon as it holds mu, before it changes anything.
-	ver  atomic.Uint64
-	seed []byte
+	// write as soon as it holds mu, before it changes anything (a world
+	// decoded from its seed by load is the one it was created as).
+	ver atomic.Uint64
 	// size is the length of the world's state document, known when the
 	// store measures writes (MemoryStore.measured); gone is set once the
 	// sandbox's memory is given back (release), after which nothing is
@@ -99,10 +107,11 @@ type memTwin struct {
 	tapeMu   sync.Mutex
 	// total counts every call appended, including those past the cap.
 	total int64
-	// rows holds each tape row as its JSON encoding: one pointer-free
-	// allocation per row keeps garbage collection cheap however long tapes
-	// grow. Seq N is at index N-1.
-	rows [][]byte
+	// rows holds each tape row as its JSON encoding, the older ones
+	// compressed in blocks (memRows): few pointer-free allocations keep
+	// garbage collection cheap however long tapes grow. Seq N is at
+	// position N-1.
+	rows memRows
 	// rowBytes is what rows hold; dropping is set once a row was not kept
 	// for want of budget, so that no later one is either (rows stay the
 	// prefix seq 1..len(rows)). Guarded by tapeMu, as released is.
@@ -236,6 +245,20 @@ func (s *MemoryStore) live(id string) (*memSandbox, bool) {
 }
 
 func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]SeedWorld, quota int) error {
+	// The twins are made before the store's lock is taken: an id already
+	// taken or a quota reached wastes them, which no create that succeeds
+	// waits for.
+	twins := make(map[string]*memTwin, len(worlds))
+	for name, w := range worlds {
+		mt := &memTwin{seed: s.docs.keep(name, w.Doc), size: int64(len(w.Doc))}
+		mt.ver.Store(worldVersions.Add(1))
+		if w.Decode != nil {
+			mt.decode = w.Decode
+		} else {
+			mt.world = w.World
+		}
+		twins[name] = mt
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.sandboxes.Load(sb.ID); ok {
@@ -253,12 +276,7 @@ func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string
 	if err := s.admit(sb.Team, t, bytes); err != nil {
 		return err
 	}
-	ms := &memSandbox{sb: *sb, twins: map[string]*memTwin{}, team: t}
-	for name, w := range worlds {
-		mt := &memTwin{world: w.World, seed: w.Doc, size: int64(len(w.Doc))}
-		mt.ver.Store(worldVersions.Add(1))
-		ms.twins[name] = mt
-	}
+	ms := &memSandbox{sb: *sb, twins: twins, team: t}
 	s.sandboxes.Store(sb.ID, ms)
 	t.open[sb.ID] = sb.ExpiresAt
 	heap.Push(&t.expiring, expiryEntry{id: sb.ID, at: sb.ExpiresAt})
@@ -434,8 +452,8 @@ func (s *MemoryStore) release(ms *memSandbox) {
 		mt.mu.Lock()
 		if !mt.gone {
 			mt.gone = true
-			s.worldBytes.Add(-(int64(len(mt.seed)) + mt.size))
-			ms.team.worldBytes.Add(-(int64(len(mt.seed)) + mt.size))
+			s.worldBytes.Add(-(int64(mt.seed.len()) + mt.size))
+			ms.team.worldBytes.Add(-(int64(mt.seed.len()) + mt.size))
 		}
 		mt.mu.Unlock()
 		mt.tapeMu.Lock()
@@ -477,6 +495,9 @@ func (s *MemoryStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, w
 		mt.mu.Lock()
 		defer mt.mu.Unlock()
 		mt.ver.Store(worldVersions.Add(1))
+		if err := mt.load(tw); err != nil {
+			return err
+		}
 		if s.roomy(ms, mt) {
 			return s.sampledWrite(ms, mt, tw, fn)
 		}
@@ -486,8 +507,22 @@ func (s *MemoryStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, w
 		mt.mu.Lock()
 		defer mt.mu.Unlock()
 		mt.ver.Store(worldVersions.Add(1))
+		if err := mt.load(tw); err != nil {
+			return err
+		}
 	} else {
 		mt.mu.RLock()
+		if mt.world == nil {
+			mt.mu.RUnlock()
+			mt.mu.Lock()
+			err := mt.load(tw)
+			mt.mu.Unlock()
+			if err != nil {
+				return err
+			}
+			// Once decoded, the world stays: the read lock finds it.
+			mt.mu.RLock()
+		}
 		defer mt.mu.RUnlock()
 		if v := readVersionFrom(ctx); v != nil {
 			*v = mt.ver.Load()
@@ -511,6 +546,21 @@ func (s *MemoryStore) WorldVersion(sb *Sandbox, twin string) (uint64, bool) {
 		return 0, false
 	}
 	return mt.ver.Load(), true
+}
+
+// load decodes the world from the seed document if no call has yet. No
+// write has run before it, so the seed document is the world's. The
+// caller holds mt.mu exclusively.
+func (mt *memTwin) load(tw *twins.Twin) error {
+	if mt.world != nil {
+		return nil
+	}
+	w, err := mt.decode(mt.seed.bytes())
+	if err != nil {
+		return fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	mt.world = w
+	return nil
 }
 
 // A write measured exactly costs a copy and an encoding of the whole
@@ -619,6 +669,11 @@ func (s *MemoryStore) State(ctx context.Context, sb *Sandbox, twin string) ([]by
 	}
 	mt.mu.RLock()
 	defer mt.mu.RUnlock()
+	if mt.world == nil {
+		// Not decoded yet, so never written: the state is the seed, as
+		// json.Marshal encoded it at create.
+		return bytes.Clone(mt.seed.bytes()), nil
+	}
 	return json.Marshal(mt.world)
 }
 
@@ -627,7 +682,7 @@ func (s *MemoryStore) Seed(ctx context.Context, sb *Sandbox, twin string) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	return mt.seed, nil
+	return mt.seed.bytes(), nil
 }
 
 // seqZero is how every row's encoding starts before its seq is known.
@@ -645,18 +700,36 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 	}
 	defer done()
 	mt.tapeMu.Lock()
-	defer mt.tapeMu.Unlock()
 	mt.total++
 	row.Seq = mt.total
 	if mt.total > s.maxTapeRows || mt.dropping {
+		mt.tapeMu.Unlock()
 		return row.Seq, nil
 	}
 	kept := withSeq(row.Seq, rest)
 	if !s.keepRow(ms, mt, int64(len(kept))) {
+		mt.tapeMu.Unlock()
 		return row.Seq, nil
 	}
-	mt.rows = append(mt.rows, kept)
+	mt.rows.add(kept)
+	seal := mt.rows.toSeal()
+	mt.tapeMu.Unlock()
+	mt.seal(seal)
 	return row.Seq, nil
+}
+
+// seal compresses the rows toSeal returned, if any, into a block and puts
+// it in their place, then seals the next block if rows appended meanwhile
+// made one. The caller does not hold mt.tapeMu: appends and reads go on
+// meanwhile.
+func (mt *memTwin) seal(rows [][]byte) {
+	for rows != nil {
+		data, raw := sealBlock(rows)
+		mt.tapeMu.Lock()
+		mt.rows.sealDone(len(rows), raw, data)
+		rows = mt.rows.toSeal()
+		mt.tapeMu.Unlock()
+	}
 }
 
 // keepRow decides, under mt.tapeMu, whether the twin's next row, of about
@@ -719,12 +792,18 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 	// size now, and its own at fill.
 	const reserved = 1 << 10
 	if s.keepRow(ms, mt, reserved) {
-		at = len(mt.rows)
-		mt.rows = append(mt.rows, nil)
+		at = mt.rows.add(nil)
 	}
 	mt.tapeMu.Unlock()
 	return func(row *tape.Row) {
-		defer mt.inflight.RUnlock()
+		// The in-flight hold ends once the row is in its place (below),
+		// or however fill ends.
+		held := true
+		defer func() {
+			if held {
+				mt.inflight.RUnlock()
+			}
+		}()
 		rest, done, err := encodeRowTail(row)
 		row.Seq = seq
 		if err == nil {
@@ -738,7 +817,7 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 			kept = withSeq(seq, rest)
 		}
 		mt.tapeMu.Lock()
-		mt.rows[at] = kept
+		mt.rows.set(at, kept)
 		if !mt.released {
 			// Counted past the budget if need be: the place is taken.
 			d := int64(len(kept)) - reserved
@@ -746,7 +825,12 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 			s.tapeBytes.Add(d)
 			ms.team.tapeBytes.Add(d)
 		}
+		seal := mt.rows.toSeal()
 		mt.tapeMu.Unlock()
+		// The row is in its place: readers need not wait for the seal.
+		held = false
+		mt.inflight.RUnlock()
+		mt.seal(seal)
 	}, nil
 }
 
@@ -778,20 +862,24 @@ func (s *MemoryStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, aft
 		return nil, err
 	}
 	mt.inflight.Lock()
-	defer mt.inflight.Unlock()
-	after = max(after, 0)
 	mt.tapeMu.Lock()
-	defer mt.tapeMu.Unlock()
-	if after >= int64(len(mt.rows)) {
+	n := int64(mt.rows.len())
+	after = max(after, 0)
+	if after >= n {
+		mt.tapeMu.Unlock()
+		mt.inflight.Unlock()
 		return nil, nil
 	}
-	encs := mt.rows[after:]
-	if limit > 0 && len(encs) > limit {
-		encs = encs[:limit]
+	to := n
+	if limit > 0 && to-after > int64(limit) {
+		to = after + int64(limit)
 	}
-	// Rows are never modified once appended; the slice header is copied
-	// because appends may move the backing array.
-	return append([][]byte(nil), encs...), nil
+	view := mt.rows.view(int(after), int(to))
+	mt.tapeMu.Unlock()
+	mt.inflight.Unlock()
+	// Rows are never modified once written, nor blocks once sealed: they
+	// are decoded outside the locks.
+	return view.rows()
 }
 
 func (s *MemoryStore) TapeLen(ctx context.Context, sb *Sandbox, twin string) (int64, int64, error) {
@@ -803,7 +891,7 @@ func (s *MemoryStore) TapeLen(ctx context.Context, sb *Sandbox, twin string) (in
 	defer mt.inflight.Unlock()
 	mt.tapeMu.Lock()
 	defer mt.tapeMu.Unlock()
-	return int64(len(mt.rows)), mt.total, nil
+	return int64(mt.rows.len()), mt.total, nil
 }
 
 func (s *MemoryStore) Usage(ctx context.Context, team string) (Usage, error) {

@@ -102,6 +102,9 @@ type Summary struct {
 type SeedWorld struct {
 	World any
 	Doc   []byte
+	// Decode, when set, makes the world again from Doc: the memory store
+	// then keeps only the document until a call needs the world.
+	Decode func([]byte) (any, error)
 }
 
 // Usage counts what a team used in the current period.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pomehq/pome/twins"
@@ -839,17 +840,42 @@ func tzLabel(tz string) string {
 	case "UTC":
 		return "Coordinated Universal Time"
 	}
-	if loc, err := time.LoadLocation(tz); err == nil {
-		name, _ := time.Date(2026, 1, 15, 12, 0, 0, 0, loc).Zone()
-		return name
+	if z, ok := zoneOf(tz); ok {
+		return z.name
 	}
 	return tz
 }
 
 func tzOffset(tz string) int {
-	if loc, err := time.LoadLocation(tz); err == nil {
-		_, off := time.Date(2026, 1, 15, 12, 0, 0, 0, loc).Zone()
-		return off
+	if z, ok := zoneOf(tz); ok {
+		return z.offset
 	}
 	return 0
+}
+
+// zone is what a seed shows of a time zone: its name and offset on a
+// fixed winter day.
+type zone struct {
+	name   string
+	offset int
+}
+
+// zones caches zoneOf: time.LoadLocation reads the zone's file from disk
+// on every call, which cost about a third of building a default world.
+// Only zones that exist are kept (a few hundred at most), so seeds naming
+// made-up zones cannot grow it.
+var zones sync.Map // tz → zone
+
+func zoneOf(tz string) (zone, bool) {
+	if v, ok := zones.Load(tz); ok {
+		return v.(zone), true
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return zone{}, false
+	}
+	var z zone
+	z.name, z.offset = time.Date(2026, 1, 15, 12, 0, 0, 0, loc).Zone()
+	zones.Store(tz, z)
+	return z, true
 }

@@ -1,0 +1,207 @@
+package session
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+)
+
+// memRows holds one twin's tape in the memory store: its oldest rows
+// sealed in compressed blocks, its newest ones as they were encoded.
+//
+// Rows of one tape are nearly alike (the same twin, session, paths and
+// mostly the same bodies: a get-issue row differs from the one before in
+// its seq, time and latency), so a block of them compresses some thirty
+// times over. Kept one allocation per row they were most of what a busy
+// server held. A block is sealed once its rows add up to sealBytes, by the
+// call that completes it and outside the tape's lock; until then the rows
+// stay readable where they are. Reads decompress the blocks they need; a
+// row is read back byte for byte as it was appended.
+//
+// Every field is guarded by the twin's tapeMu.
+type memRows struct {
+	// blocks are the sealed rows, in order: block i holds positions
+	// blocks[i].first up to blocks[i+1].first.
+	blocks []tapeBlock
+	// sealed counts the rows in blocks; open holds the positions after,
+	// nil for one reserved and not yet written (reserveTape).
+	sealed int
+	open   [][]byte
+	// sealing is set while a block is being compressed.
+	sealing bool
+}
+
+// tapeBlock is a run of rows, each as its length (uvarint) then its bytes,
+// compressed with DEFLATE.
+type tapeBlock struct {
+	first int
+	n     int
+	// raw is the length of the block decompressed.
+	raw  int
+	data []byte
+}
+
+const (
+	// sealBytes: open rows are sealed in a block once the first of them
+	// add up to this many bytes (DEFLATE looks back 32 KiB, so a larger
+	// block mostly spreads its first row's cost thinner).
+	sealBytes = 64 << 10
+	// sealRows caps the rows of a block, so that a tape of tiny rows
+	// still gets sealed and a read of one row decompresses few others.
+	sealRows = 512
+)
+
+// len is the number of positions the tape has, written or reserved.
+func (r *memRows) len() int { return r.sealed + len(r.open) }
+
+// add appends a row, nil to reserve its position; it returns the
+// position.
+func (r *memRows) add(row []byte) int {
+	r.open = append(r.open, row)
+	return r.len() - 1
+}
+
+// set writes the row of a reserved position. A block never seals an
+// unwritten position, so it is still open.
+func (r *memRows) set(at int, row []byte) { r.open[at-r.sealed] = row }
+
+// toSeal returns the open rows a block can be sealed from now, or nil:
+// only written rows, and only once there are enough of them. The caller
+// then compresses them outside the lock and hands the block to
+// sealDone; meanwhile sealing keeps another call from sealing them too.
+func (r *memRows) toSeal() [][]byte {
+	if r.sealing {
+		return nil
+	}
+	size := 0
+	for i, row := range r.open {
+		if row == nil {
+			return nil
+		}
+		size += len(row)
+		if size >= sealBytes || i+1 == sealRows {
+			r.sealing = true
+			// The rows never change once written; the slice is the
+			// caller's, however the tape grows meanwhile.
+			return append([][]byte(nil), r.open[:i+1]...)
+		}
+	}
+	return nil
+}
+
+// sealDone puts the block of the rows toSeal returned in their place (or,
+// with data nil, gives up sealing them: they stay open).
+func (r *memRows) sealDone(n, raw int, data []byte) {
+	r.sealing = false
+	if data == nil {
+		return
+	}
+	r.blocks = append(r.blocks, tapeBlock{first: r.sealed, n: n, raw: raw, data: data})
+	// The open rows move up; the array they were in drops its references
+	// so that the sealed rows can be collected.
+	clear(r.open[:n])
+	r.open = r.open[n:]
+	r.sealed += n
+}
+
+// view is what a read needs of positions [from, to): the blocks that
+// hold the sealed ones and the open ones themselves, all immutable, so
+// that the read can decode them outside the lock.
+type rowsView struct {
+	from, to int
+	blocks   []tapeBlock
+	open     [][]byte
+}
+
+// view returns the positions [from, to) (to ≤ len); every open one in it
+// must be written.
+func (r *memRows) view(from, to int) rowsView {
+	v := rowsView{from: from, to: to}
+	if from < r.sealed {
+		// The first block holding from.
+		i := sort.Search(len(r.blocks), func(i int) bool { return r.blocks[i].first+r.blocks[i].n > from })
+		for ; i < len(r.blocks) && r.blocks[i].first < to; i++ {
+			v.blocks = append(v.blocks, r.blocks[i])
+		}
+	}
+	if to > r.sealed {
+		v.open = append([][]byte(nil), r.open[max(from-r.sealed, 0):to-r.sealed]...)
+	}
+	return v
+}
+
+// rows decodes the view: each row a slice of its own or of its block's
+// decompressed bytes.
+func (v rowsView) rows() ([][]byte, error) {
+	out := make([][]byte, 0, v.to-v.from)
+	for _, b := range v.blocks {
+		rows, err := b.rows()
+		if err != nil {
+			return nil, err
+		}
+		lo, hi := max(v.from-b.first, 0), min(v.to-b.first, b.n)
+		out = append(out, rows[lo:hi]...)
+	}
+	return append(out, v.open...), nil
+}
+
+// sealBlock compresses rows into a block's data; raw is its length
+// decompressed.
+func sealBlock(rows [][]byte) (data []byte, raw int) {
+	for _, row := range rows {
+		raw += len(row) + binary.MaxVarintLen32
+	}
+	src := make([]byte, 0, raw)
+	for _, row := range rows {
+		src = binary.AppendUvarint(src, uint64(len(row)))
+		src = append(src, row...)
+	}
+	var out bytes.Buffer
+	out.Grow(len(src)/8 + 64)
+	w := flateWriters.Get().(*flate.Writer)
+	w.Reset(&out)
+	w.Write(src)
+	w.Close()
+	flateWriters.Put(w)
+	// The buffer grew by guesses: the block keeps an exact copy.
+	return bytes.Clone(out.Bytes()), len(src)
+}
+
+// rows decompresses the block.
+func (b tapeBlock) rows() ([][]byte, error) {
+	fr := flateReaders.Get().(io.ReadCloser)
+	defer flateReaders.Put(fr)
+	fr.(flate.Resetter).Reset(bytes.NewReader(b.data), nil)
+	src := make([]byte, b.raw)
+	if _, err := io.ReadFull(fr, src); err != nil {
+		return nil, fmt.Errorf("tape block at row %d: %w", b.first+1, err)
+	}
+	rows := make([][]byte, 0, b.n)
+	for len(src) > 0 {
+		n, k := binary.Uvarint(src)
+		if k <= 0 || uint64(len(src)-k) < n {
+			return nil, fmt.Errorf("tape block at row %d: corrupt", b.first+1)
+		}
+		rows = append(rows, src[k:k+int(n):k+int(n)])
+		src = src[k+int(n):]
+	}
+	if len(rows) != b.n {
+		return nil, fmt.Errorf("tape block at row %d: %d rows, want %d", b.first+1, len(rows), b.n)
+	}
+	return rows, nil
+}
+
+// A flate.Writer holds some hundreds of KiB of tables: they are reused.
+var flateWriters = sync.Pool{New: func() any {
+	w, err := flate.NewWriter(io.Discard, flate.BestSpeed)
+	if err != nil {
+		panic(err)
+	}
+	return w
+}}
+
+var flateReaders = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
