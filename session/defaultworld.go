@@ -14,7 +14,7 @@ import (
 
 // defaultDocs spares a burst of creates most of their cost: building a
 // twin's default world and encoding it. A twin's default world depends on
-// the sandbox clock, and for some twins (GitHub's, Stripe's) on nothing but
+// the sandbox clock, and for some twins (GitHub's, Stripe's, Slack's) on nothing but
 // its second: every sandbox created in that second gets the same document,
 // which is made once and kept until the next second. Which twins those are
 // is found by building the default world a few times on the same second

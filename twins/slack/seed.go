@@ -203,7 +203,10 @@ func buildUnwrapped(ctx context.Context, raw json.RawMessage) (*World, string, e
 		Users: []*User{}, Bots: []*Bot{}, Channels: []*Channel{}, Emoji: map[string]string{},
 		Files: []*File{}, Scheduled: []*ScheduledMessage{}, Ephemeral: []*EphemeralMessage{}, Counters: map[string]int{},
 	}}
-	start := twins.EnvFrom(ctx).Now()
+	// The second of the start, as GitHub's seed takes it: a world built
+	// from the same seed within one second is the same world, so creates
+	// in that second share its document (session/defaultworld.go).
+	start := twins.EnvFrom(ctx).Now().Truncate(time.Second)
 	b.nextAuto = start.Add(-seedHistory).UnixMicro()
 	b.start = start.Unix()
 	if err := b.run(&s); err != nil {
