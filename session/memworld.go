@@ -47,6 +47,17 @@ func (d seedDoc) bytes() []byte {
 type docRefs struct {
 	mu   sync.Mutex
 	refs map[string][][]byte
+	// last is, per twin, the document kept last and how: creates in one
+	// second are handed the same default document (defaultworld.go), which
+	// is then kept as it was for the create before, without comparing it
+	// again.
+	last map[string]lastDoc
+}
+
+type lastDoc struct {
+	src  *byte
+	n    int
+	kept seedDoc
 }
 
 const (
@@ -62,6 +73,25 @@ const (
 // keep returns how the store keeps doc, a seed document of twin.
 func (r *docRefs) keep(twin string, doc []byte) seedDoc {
 	r.mu.Lock()
+	if l, ok := r.last[twin]; ok && len(doc) > 0 && l.src == &doc[0] && l.n == len(doc) {
+		r.mu.Unlock()
+		return l.kept
+	}
+	kept := r.keepLocked(twin, doc)
+	if len(doc) > 0 {
+		r.mu.Lock()
+		if r.last == nil {
+			r.last = map[string]lastDoc{}
+		}
+		r.last[twin] = lastDoc{src: &doc[0], n: len(doc), kept: kept}
+		r.mu.Unlock()
+	}
+	return kept
+}
+
+// keepLocked is keep for a document not kept just before; it is called
+// with r.mu held and returns with it released.
+func (r *docRefs) keepLocked(twin string, doc []byte) seedDoc {
 	var ref []byte
 	for _, d := range r.refs[twin] {
 		if len(d) == len(doc) {
