@@ -568,14 +568,36 @@ func (m *Manager) admit(sb *Sandbox, twin, presented string) (Role, error) {
 // encoded there, before another call can change what they point at. Its
 // error is answered as an internal error.
 func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twins.Action, in any, use func(out any) error) (any, error) {
-	ctx = twins.WithEnv(ctx, m.Env(sb, tw))
+	env := m.Env(sb, tw)
+	write := a.Spec().Effect != twins.Read
+	// A write is recorded as the operation it is (redis_op.go), for a
+	// store that saves writes that way: the clock readings and headers it
+	// takes are noted as it runs.
+	var op *writeOp
+	if write {
+		op = newWriteOp(a, in)
+	}
+	if op != nil {
+		now := env.Now
+		env.Now = func() time.Time {
+			t := now()
+			op.noteNow(t)
+			return t
+		}
+		op.APIURL = env.APIURL
+		op.Transport = twins.TransportFrom(ctx)
+		ctx = twins.WithHeaderNote(withWriteOp(ctx, op), op.noteHeader)
+	}
+	ctx = twins.WithEnv(ctx, env)
 	if p := PrincipalFrom(ctx); p != nil && p.Role == RoleUser {
 		ctx = twins.WithCredential(ctx, twins.CredentialUser)
+	}
+	if op != nil {
+		op.Credential = twins.CredentialFrom(ctx)
 	}
 	call := twins.CallFrom(ctx)
 	call.SetTool(a.Name())
 	var out any
-	write := a.Spec().Effect != twins.Read
 	// A store that does not hold writes to the world budget itself has the
 	// world a write leaves measured here; such a store runs writes on a
 	// private copy, so refusing one keeps nothing of it.
@@ -597,6 +619,9 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 		if write && m.Config.StateDeltas {
 			before, _ = json.Marshal(world)
 		}
+		if op != nil {
+			op.begin()
+		}
 		var runCtx context.Context
 		runCtx, run = twins.WithCall(ctx)
 		run.SetTool(a.Name())
@@ -609,6 +634,9 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 			}
 		}
 		mutated := write && run.Mutated()
+		if op != nil {
+			op.setChanged(mutated || run.Bookkeeping())
+		}
 		if mutated && measure && m.sizes.due(sb.ID, tw.Name, lim) {
 			size, merr := encodedSize(world)
 			if merr != nil {

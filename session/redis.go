@@ -500,12 +500,19 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 	}
 	s.twins.note(tw)
 	if !write {
-		world, err := s.readWorld(ctx, sb, tw)
+		world, done, err := s.readWorld(ctx, sb, tw)
 		if err != nil {
 			return err
 		}
+		defer done()
 		_, err = fn(world)
 		return err
+	}
+	// A write recorded as an operation runs on the cached world itself
+	// (redis_live.go) and is saved as that operation.
+	op := writeOpFrom(ctx)
+	if tw.CopyWorld == nil {
+		op = nil
 	}
 
 	// When this call's authorization saw the version this process has
@@ -530,47 +537,148 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 		}
 	}()
 	if seen != nil {
-		if saved, err := s.writeUnleased(ctx, sb, tw, seen, fn, &unlock); saved || err != nil {
+		if saved, err := s.writeUnleased(ctx, sb, tw, seen, op, fn, &unlock); saved || err != nil {
 			return err
 		}
 	}
 	for {
-		saved, err := s.writeOnce(ctx, sb, tw, fn, &unlock)
+		saved, err := s.writeOnce(ctx, sb, tw, op, fn, &unlock)
 		if saved || err != nil {
 			return err
 		}
 	}
 }
 
-// writeUnleased runs fn on a private copy of the cached world e, which the
-// call's authorization saw as the stored version moments ago, and saves it
-// without taking the lease first: a write with no contention then costs
-// one round trip instead of two. The save still checks, in its one script,
-// that the version is e's and that no writer holds the lease, so it can
-// never overwrite a newer state nor save in the middle of a leased update;
-// when it reports false the caller reruns fn the ordinary way. A held
-// write is staged for its row instead (unlock passes to it).
-func (s *RedisStore) writeUnleased(ctx context.Context, sb *Sandbox, tw *twins.Twin, e *worldEntry, fn UpdateFunc, unlock *func()) (bool, error) {
-	world, err := privateCopy(tw, e)
-	if err != nil {
-		return false, fmt.Errorf("%s state: %w", tw.Name, err)
+// runInPlace runs fn on before's world, which pw holds for writing, and
+// stores what it did as op: staged for the call's row (a held write,
+// which then owns pw and *unlock), else saved under token. pw is
+// committed or aborted (or, for a run that changed nothing, freed) before
+// it returns, unless staged; a panic in fn aborts it. handed reports that
+// the lease token is no longer the caller's to release: staged with the
+// write, or dropped by the save script.
+func (s *RedisStore) runInPlace(ctx context.Context, sb *Sandbox, tw *twins.Twin, pw *placeWrite, op *writeOp, fn UpdateFunc, token string, unlock *func()) (saved bool, err error, handed bool) {
+	staged := false
+	defer func() {
+		if !staged {
+			pw.abort()
+		}
+	}()
+	mutated, fnErr := fn(pw.before.world)
+	if !mutated {
+		if op.ranChange() {
+			// The action changed the world and the update refused it
+			// (a budget): what it changed is in the world.
+			pw.abort()
+		} else {
+			// Nothing changed: a write validates before it changes
+			// anything, as the memory store relies on too.
+			pw.keep()
+		}
+		return true, fnErr, false
 	}
-	mutated, fnErr := fn(world)
+	kind, payload, err := s.encodeOp(pw.before.world, op)
+	if err != nil {
+		return false, err, false
+	}
+	if ok, err := s.stage(sb, tw, pw.before, kind, payload, pw.before.world, token, unlock, pw); ok || err != nil {
+		staged = ok
+		return ok, cmp.Or(err, fnErr), ok
+	}
+	saved, err = s.saveEncoded(ctx, sb, tw, pw.before, kind, payload, pw.before.world, token, pw)
+	handed = err == nil || errors.Is(err, ErrNotFound)
+	if !saved || err != nil {
+		return saved, err, handed
+	}
+	return true, fnErr, handed
+}
+
+// encodeOp encodes what the save of a write recorded as op stores: op
+// itself, or the whole world it made (when the store saves whole
+// documents, or op does not encode).
+func (s *RedisStore) encodeOp(world any, op *writeOp) (string, []byte, error) {
+	if !s.wholeSaves {
+		if d, err := op.encode(); err == nil {
+			return saveDelta, d, nil
+		}
+	}
+	doc, err := json.Marshal(world)
+	if err != nil {
+		return "", nil, err
+	}
+	return saveWhole, doc, nil
+}
+
+// runOnCopy runs fn on a private copy of before's world and encodes what
+// it changed. It reports ok false, having run nothing, when before's world
+// was given up or moved on.
+func (s *RedisStore) runOnCopy(tw *twins.Twin, before *worldEntry, fn UpdateFunc) (world any, kind string, payload []byte, mutated bool, fnErr error, ok bool, err error) {
+	if !before.read() {
+		return nil, "", nil, false, nil, false, nil
+	}
+	defer before.unread()
+	if before.live.ver != before.ver {
+		return nil, "", nil, false, nil, false, nil
+	}
+	world, err = privateCopy(tw, before)
+	if err != nil {
+		return nil, "", nil, false, nil, false, fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	mutated, fnErr = fn(world)
+	if !mutated {
+		return world, "", nil, false, fnErr, true, nil
+	}
+	// A mutated world is saved even when fn failed: some vendor calls
+	// fail and still change state (a declined card leaves a failed
+	// charge).
+	kind, payload, err = s.encodeWrite(tw, before, world)
+	return world, kind, payload, true, fnErr, true, err
+}
+
+// writeUnleased runs fn on the cached world e, which the call's
+// authorization saw as the stored version moments ago (in place for a
+// write recorded as op, else on a private copy), and saves it without
+// taking the lease first: a write with no contention then costs one round
+// trip instead of two. The save still checks, in its one script, that the
+// version is e's and that no writer holds the lease, so it can never
+// overwrite a newer state nor save in the middle of a leased update; when
+// it reports false the caller reruns fn the ordinary way. A held write is
+// staged for its row instead (unlock passes to it).
+func (s *RedisStore) writeUnleased(ctx context.Context, sb *Sandbox, tw *twins.Twin, e *worldEntry, op *writeOp, fn UpdateFunc, unlock *func()) (bool, error) {
+	if op != nil {
+		l := e.live
+		l.mu.Lock()
+		if l.dead || l.ver != e.ver {
+			l.mu.Unlock()
+			return false, nil
+		}
+		pw := &placeWrite{s: s, id: sb.ID, twin: tw.Name, created: sb.CreatedAt.UnixNano(), before: e}
+		saved, err, _ := s.runInPlace(ctx, sb, tw, pw, op, fn, "", unlock)
+		return saved, err
+	}
+	world, kind, payload, mutated, fnErr, ok, err := s.runOnCopy(tw, e, fn)
+	if !ok || err != nil {
+		return false, err
+	}
 	if !mutated {
 		return true, fnErr
 	}
-	if staged, err := s.stage(sb, tw, e, world, "", unlock); staged || err != nil {
+	if staged, err := s.stage(sb, tw, e, kind, payload, world, "", unlock, nil); staged || err != nil {
 		return staged, cmp.Or(err, fnErr)
 	}
-	return s.save(ctx, sb, tw, e, world, "", fnErr)
+	saved, err := s.saveEncoded(ctx, sb, tw, e, kind, payload, world, "", nil)
+	if !saved || err != nil {
+		return saved, err
+	}
+	return true, fnErr
 }
 
-// writeOnce takes the twin's lease, runs fn on a private copy of the
-// stored world and saves it. It reports false when the state moved on
+// writeOnce takes the twin's lease, brings the world up to the stored
+// version, runs fn on it (in place for a write recorded as op, else on a
+// private copy) and saves it. It reports false when the state moved on
 // since it was read (the lease lapsed mid-update), so the caller reruns fn
 // on the newer state. A held write is staged for its row with its lease
 // (unlock passes to it).
-func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin, fn UpdateFunc, unlock *func()) (bool, error) {
+func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin, op *writeOp, fn UpdateFunc, unlock *func()) (bool, error) {
 	lock, key := lockKey(sb.ID, tw.Name), stateKey(sb.ID, tw.Name)
 	created := sb.CreatedAt.UnixNano()
 	cached := s.worlds.get(sb.ID, tw.Name, created)
@@ -596,25 +704,67 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	}
 	// The world at the version read: the cached one when Redis still
 	// holds its version, or brought up to date with the deltas after it,
-	// so that no whole document moves over the wire. It is cached as it
-	// is (another writer may overtake this one) and never written to: fn
-	// changes a private copy.
-	before, err := worldFrom(tw, cached, r)
+	// so that no whole document moves over the wire; the whole state
+	// again when the cached world was given up.
+	var before *worldEntry
+	for try := 0; ; try++ {
+		before, err = catchUp(tw, sb.ID, cached, r)
+		if err == nil {
+			if before != cached {
+				s.worlds.putEntry(sb.ID, tw.Name, created, before)
+			}
+			if op == nil {
+				break
+			}
+			l := before.live
+			l.mu.Lock()
+			if !l.dead && l.ver == r.ver {
+				break
+			}
+			l.mu.Unlock()
+			err = errGivenUp
+		}
+		if !errors.Is(err, errGivenUp) || try > 0 {
+			return false, err
+		}
+		if cached != nil {
+			s.worlds.dropLive(sb.ID, tw.Name, cached.live)
+		}
+		cached = nil
+		// The lease holds the state where it was.
+		res, err := s.runScript(ctx, readScript, []string{key}, "").Slice()
+		if err != nil {
+			return false, notFound(err)
+		}
+		if r, err = parseState(res); err != nil {
+			return false, err
+		}
+	}
+	if op != nil {
+		if before.ver != r.ver {
+			// A world past the version read (cannot be while the lease
+			// holds): run again.
+			before.live.mu.Unlock()
+			return false, nil
+		}
+		pw := &placeWrite{s: s, id: sb.ID, twin: tw.Name, created: created, before: before}
+		saved, err, handed := s.runInPlace(ctx, sb, tw, pw, op, fn, token, unlock)
+		held = !handed
+		return saved, err
+	}
+	world, kind, payload, mutated, fnErr, ok, err := s.runOnCopy(tw, before, fn)
 	if err != nil {
 		return false, err
 	}
-	if before != cached {
-		s.worlds.putEntry(sb.ID, tw.Name, created, before)
+	if !ok {
+		// Given up since it was read: read it again.
+		s.worlds.dropLive(sb.ID, tw.Name, before.live)
+		return false, nil
 	}
-	world, err := privateCopy(tw, before)
-	if err != nil {
-		return false, fmt.Errorf("%s state: %w", tw.Name, err)
-	}
-	mutated, fnErr := fn(world)
 	if !mutated {
 		return true, fnErr
 	}
-	if staged, err := s.stage(sb, tw, before, world, token, unlock); staged || err != nil {
+	if staged, err := s.stage(sb, tw, before, kind, payload, world, token, unlock, nil); staged || err != nil {
 		if staged {
 			held = false
 		}
@@ -622,11 +772,14 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	}
 	// The save drops the lease whatever it answers (unless it failed to
 	// reach Redis, when the release below tries again).
-	saved, err := s.save(ctx, sb, tw, before, world, token, fnErr)
+	saved, err := s.saveEncoded(ctx, sb, tw, before, kind, payload, world, token, nil)
 	if err == nil || errors.Is(err, ErrNotFound) {
 		held = false
 	}
-	return saved, err
+	if !saved || err != nil {
+		return saved, err
+	}
+	return true, fnErr
 }
 
 // lockRead takes the twin's Redis lease, waiting while another replica

@@ -250,10 +250,24 @@ func WithHeaders(ctx context.Context, h map[string][]string) context.Context {
 // Stripe-Version, say.
 func Header(ctx context.Context, name string) string {
 	h, _ := ctx.Value(headersKey{}).(map[string][]string)
+	v := ""
 	for k, vs := range h {
 		if len(vs) > 0 && strings.EqualFold(k, name) {
-			return vs[0]
+			v = vs[0]
+			break
 		}
 	}
-	return ""
+	if note, ok := ctx.Value(headerNoteKey{}).(func(name, value string)); ok {
+		note(name, v)
+	}
+	return v
+}
+
+type headerNoteKey struct{}
+
+// WithHeaderNote has note told of every header a handler running with ctx
+// reads (Header), with the value it got, so that a store can record what
+// a write depended on and run it again elsewhere with the same headers.
+func WithHeaderNote(ctx context.Context, note func(name, value string)) context.Context {
+	return context.WithValue(ctx, headerNoteKey{}, note)
 }
