@@ -568,39 +568,28 @@ func (m *Manager) admit(sb *Sandbox, twin, presented string) (Role, error) {
 // encoded there, before another call can change what they point at. Its
 // error is answered as an internal error.
 func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twins.Action, in any, use func(out any) error) (any, error) {
-	env := m.Env(sb, tw)
-	write := a.Spec().Effect != twins.Read
-	// A write is recorded as the operation it is (redis_op.go), for a
-	// store that saves writes that way: the clock readings and headers it
-	// takes are noted as it runs.
-	var op *writeOp
-	if write {
-		op = newWriteOp(a, in)
-	}
-	if op != nil {
-		now := env.Now
-		env.Now = func() time.Time {
-			t := now()
-			op.noteNow(t)
-			return t
-		}
-		op.APIURL = env.APIURL
-		op.Transport = twins.TransportFrom(ctx)
-		ctx = twins.WithHeaderNote(withWriteOp(ctx, op), op.noteHeader)
-	}
-	ctx = twins.WithEnv(ctx, env)
+	ctx = twins.WithEnv(ctx, m.Env(sb, tw))
 	if p := PrincipalFrom(ctx); p != nil && p.Role == RoleUser {
 		ctx = twins.WithCredential(ctx, twins.CredentialUser)
 	}
-	if op != nil {
-		op.Credential = twins.CredentialFrom(ctx)
+	write := a.Spec().Effect != twins.Read
+	// A write is recorded as the operation it is (twins.Op), for a store
+	// that saves writes that way: the clock readings and headers it takes
+	// are noted as it runs.
+	var op *writeOp
+	if _, ok := m.Store.(opSaver); ok && write {
+		if o := twins.NewOp(a, in); o != nil {
+			op = &writeOp{op: o}
+			ctx = withWriteOp(o.Recording(ctx), op)
+		}
 	}
 	call := twins.CallFrom(ctx)
 	call.SetTool(a.Name())
 	var out any
 	// A store that does not hold writes to the world budget itself has the
 	// world a write leaves measured here; such a store runs writes on a
-	// private copy, so refusing one keeps nothing of it.
+	// private copy, or gives up a world a refused write changed (the
+	// Redis store, see redis_live.go), so refusing one keeps nothing of it.
 	lim := m.Config.Budgets.WorldBytes
 	measure := false
 	if write && lim > 0 {

@@ -57,7 +57,7 @@ var errGivenUp = errors.New("cached world given up")
 // allOps reports whether every delta is an operation.
 func allOps(ds [][]byte) bool {
 	for _, d := range ds {
-		if !isOp(d) {
+		if !twins.IsOp(d) {
 			return false
 		}
 	}
@@ -76,11 +76,11 @@ func applyDeltas(tw *twins.Twin, id string, world any, from int64, ds [][]byte) 
 	}
 	stale := false // world lacks its indexes
 	for i, d := range ds {
-		if isOp(d) {
+		if twins.IsOp(d) {
 			if stale {
 				world, stale = tw.CopyWorld(world), false
 			}
-			if err := replayOp(tw, id, world, d); err != nil {
+			if err := twins.Replay(tw, id, world, d); err != nil {
 				return nil, fmt.Errorf("%s state: version %d: %w", tw.Name, from+int64(i)+1, err)
 			}
 			continue

@@ -265,9 +265,8 @@ func Header(ctx context.Context, name string) string {
 
 type headerNoteKey struct{}
 
-// WithHeaderNote has note told of every header a handler running with ctx
-// reads (Header), with the value it got, so that a store can record what
-// a write depended on and run it again elsewhere with the same headers.
-func WithHeaderNote(ctx context.Context, note func(name, value string)) context.Context {
+// withHeaderNote has note told of every header a handler running with ctx
+// reads (Header), with the value it got (see Op).
+func withHeaderNote(ctx context.Context, note func(name, value string)) context.Context {
 	return context.WithValue(ctx, headerNoteKey{}, note)
 }
