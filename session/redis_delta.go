@@ -15,62 +15,84 @@ import (
 	"github.com/pomehq/pome/twins/all"
 )
 
-// A twin's world on Redis: a base document and the deltas of the writes
-// after it.
+// A twin's world on Redis: a base document and the writes after it, each
+// saved as the operation that made it.
 //
 // A world is one Go value whose JSON document can run to megabytes (a
-// repository of 10,000 issues is about 9 MB). Saving the whole document on
-// every write made each write cost its world's size three times over:
-// encoding it, moving it to Redis, and Redis copying it into the hash
-// (a 9 MB world took 143–253 ms per write, and eight such writers held up
-// every other sandbox's calls behind Redis and the round-trip batcher).
-// A write now saves only what it changed: twins.WorldDelta compares the
-// world the write started from (the immutable world this process caches)
-// with the private copy the write changed, and encodes only the values
-// that differ, a few hundred bytes for a comment however large the world.
+// repository of 10,000 issues is about 5 MB). Saving the whole document
+// on every write made each write cost its world's size three times over
+// (encoding it, moving it to Redis, Redis copying it into the hash). Saving
+// only the write's world delta (twins.WorldDelta, comparing the world
+// before with a private copy the write changed) took the document off the
+// wire, but the copy (Twin.CopyWorld) and the comparison each still
+// walked the whole world: 1 to 19 ms of CPU per write from 10 to 10,000
+// issues.
+//
+// A write is now saved as its operation (twins.Op): the action's name, its
+// input, and what it read of the call besides its world (the sandbox
+// clock's readings, the API URL, the transport, the credential kind, the
+// headers it asked for), which Manager.Invoke records as the action runs.
+// The twins are deterministic (no randomness, no clock but the Env's), so
+// the operation run again on the world before it makes the same world
+// after it. That lets the writer run the action on the world it caches, in
+// place, as the memory store does, holding the twin's in-process lock, its
+// Redis lease (or the version its call's authorization saw), and the
+// world's lock for writing until the write is stored or given up (see
+// redis_live.go for what a write that is not stored does); nothing is
+// copied, compared or encoded but the operation. A replica whose cached
+// world is behind runs the operations after its version on it, in place; a
+// replica with nothing cached decodes the base and runs the operations
+// after it. A write costs what its action costs, wherever its world is
+// cached; twinstest.Call checks for every write the twins' action tests
+// make that its operation replays to the writer's world.
+//
+// A write that cannot be recorded as an operation (an input that does not
+// come back the same from its JSON, a caller of Update other than Invoke)
+// still runs on a private copy and is saved as its world delta, or as the
+// whole document when the delta is not smaller than half of it; the two
+// kinds of delta can follow each other in one history (a world delta
+// starts with '[', an operation with '{').
+//
+// The rejected design: writes reporting which objects they touched, the
+// store encoding only those. It needs every action of every twin to name
+// what it changed, and a missed name is a replica that silently diverges;
+// an operation is found by no action's code and checked by replaying it.
 //
 // The state hash keeps, besides 'ver':
 //
 //	doc    the base document: the whole world at version 'base'
 //	base   the version of doc (absent: 'ver', the layout before deltas)
-//	dN     the delta of the write that made version N, base < N <= ver
+//	dN     the operation (or world delta) of the write that made version
+//	       N, base < N <= ver
 //	dlen   the bytes of those deltas, for compaction
 //
 // A save checks the version and the lease, appends its delta as field
 // d(ver+1) and bumps 'ver', in the one script that also (for a held write)
-// appends its tape row and sets the key's expiry: every guarantee of the
-// whole-document save (no lost update, one script per write, a resend
-// answered once) is kept, since only what the script stores changed. A
-// reader whose cached world is at version v, base <= v < ver, gets the
-// deltas after v and applies them (twins.ApplyDelta, then Twin.CopyWorld,
-// which rebuilds the twin's indexes); a reader with nothing cached gets
-// doc and every delta after it.
+// appends its tape row and sets the key's expiry: no lost update, one
+// script per write, a resend answered once.
 //
 // Why deltas in the one hash rather than a key per object: a world is one
 // Go value whose shape each twin defines (repositories holding issues
 // holding comments), with indexes that are rebuilt over the whole world;
 // per-object keys would need each twin to name its objects and every read
-// to gather them, while a delta is found by comparing two values of any
-// shape and the world is still read as one document. Keeping the deltas
-// as fields of the state hash keeps one key per world: the same slot on
-// Redis Cluster (one hash tag), the same expiry (Stop's PEXPIREAT and key
-// expiry cover them), the same Discard.
+// to gather them. Keeping the deltas as fields of the state hash keeps one
+// key per world: the same slot on Redis Cluster (one hash tag), the same
+// expiry (Stop's PEXPIREAT and key expiry cover them), the same Discard.
 //
 // Compaction: once the deltas after the base reach a quarter of the base
 // document (at least compactMinBytes) or compactMaxDeltas of them, the
-// process that wrote the last one encodes its world at that version and
-// stores it as the new base, dropping the deltas up to it (compactScript),
-// off the write's own path. Encoding the whole world once per that many
-// delta bytes keeps a write's share of it proportional to its delta, and
-// bounds a cold read to the base and deltas of at most a quarter of it.
-// A compaction needs no lease: it replaces a prefix of the history with
-// an equal document, so it can race any write (which appends past it).
+// process that wrote the last one encodes its world at the version it is
+// at and stores it as the new base, dropping the deltas up to it
+// (compactScript), off the write's own path. Encoding the whole world once
+// per that many deltas keeps a write's share of it small, and bounds what
+// a cold read decodes and runs again. A compaction needs no lease: it
+// replaces a prefix of the history with an equal document, so it can race
+// any write (which appends past it).
 //
 // State written by an earlier build (no 'base', a whole document) is read
-// as a base with no deltas. An earlier build reads only 'doc', which is
-// then the base, not the current world: replicas of the two builds must
-// not serve one Redis side by side (stop the old ones first, as for the
-// tape-row change).
+// as a base with no deltas. An earlier build reads only 'doc', or cannot
+// run operations, so replicas of two builds must not serve one Redis side
+// by side (stop the old ones first, as for the tape-row change).
 
 // Kinds of what a save stores (ARGV of the save scripts).
 const (

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -225,4 +226,65 @@ func TestRedisOpsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs.agree(t, sb, tw.Name, "write after the refused one")
+}
+
+// TestRedisWriteFlat checks that a write on Redis (each twin's write of
+// BenchmarkRedisWriteWorldSize, served through Manager.Invoke) does the
+// same work on a world of 10,000 entities as on one of 10: the memory it
+// allocates per write, a measure of its work that a busy machine does not
+// blur as it does time, within 15% (and a few allocations). A write that
+// copied, compared or encoded its world would allocate in proportion to
+// it, megabytes.
+func TestRedisWriteFlat(t *testing.T) {
+	redisURL(t)
+	if testing.Short() {
+		t.Skip("builds worlds of 10,000 entities")
+	}
+	ctx := context.Background()
+	reg := all.Registry()
+	for _, ww := range worldWrites {
+		t.Run(ww.twin, func(t *testing.T) {
+			tw, _ := reg.Get(ww.twin)
+			a, _ := tw.Action(ww.action)
+			s := newRedis(t, time.Now)
+			m := session.NewManager(s, nil, session.Config{}, nil)
+			var allocs, bytes [2]float64
+			for i, n := range []int{10, 10_000} {
+				raw, _ := json.Marshal(ww.seed(n))
+				world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				doc, _ := json.Marshal(world)
+				sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
+				if err := s.Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
+					t.Fatal(err)
+				}
+				in, err := a.Decode(json.RawMessage(ww.args(n)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				write := func() {
+					if _, err := m.Invoke(ctx, sb, tw, a, in, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				write() // caches the world
+				var ms0, ms1 runtime.MemStats
+				const runs = 30
+				runtime.ReadMemStats(&ms0)
+				for range runs {
+					write()
+				}
+				runtime.ReadMemStats(&ms1)
+				allocs[i] = float64(ms1.Mallocs-ms0.Mallocs) / runs
+				bytes[i] = float64(ms1.TotalAlloc-ms0.TotalAlloc) / runs
+				s.Discard(ctx, sb.ID)
+			}
+			t.Logf("per write at 10 and 10,000 entities: %.0f and %.0f allocations, %.0f and %.0f bytes", allocs[0], allocs[1], bytes[0], bytes[1])
+			if allocs[1] > allocs[0]*1.15+10 || bytes[1] > bytes[0]*1.15+1024 {
+				t.Fatalf("a write on a world of 10,000 entities allocates %.0f times (%.0f bytes), on one of 10 %.0f (%.0f bytes): it grows with the world", allocs[1], bytes[1], allocs[0], bytes[0])
+			}
+		})
+	}
 }
