@@ -51,6 +51,9 @@ type RedisStore struct {
 	wholeSaves   bool
 	compactAfter int
 	compactSync  bool
+	// verify, when set, checks every write saved as an operation by
+	// running it again (VerifyOperations).
+	verify *opVerifier
 }
 
 const (
@@ -563,6 +566,10 @@ func (s *RedisStore) runInPlace(ctx context.Context, sb *Sandbox, tw *twins.Twin
 			pw.abort()
 		}
 	}()
+	var beforeDoc []byte
+	if s.verify != nil {
+		beforeDoc, _ = json.Marshal(pw.before.world)
+	}
 	mutated, fnErr := fn(pw.before.world)
 	if !mutated {
 		if op.ranChange() {
@@ -579,6 +586,9 @@ func (s *RedisStore) runInPlace(ctx context.Context, sb *Sandbox, tw *twins.Twin
 	kind, payload, err := s.encodeOp(pw.before.world, op)
 	if err != nil {
 		return false, err, false
+	}
+	if s.verify != nil && kind == saveDelta {
+		s.verify.check(tw, sb.ID, beforeDoc, payload, pw.before.world)
 	}
 	if ok, err := s.stage(sb, tw, pw.before, kind, payload, pw.before.world, token, unlock, pw); ok || err != nil {
 		staged = ok

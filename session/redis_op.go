@@ -1,7 +1,10 @@
 package session
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/pomehq/pome/twins"
@@ -57,3 +60,55 @@ func (w *writeOp) ranChange() bool {
 }
 
 func (w *writeOp) encode() ([]byte, error) { return w.op.Encode() }
+
+// VerifyOperations makes the store check, for tests, every write it saves
+// as an operation: the operation is run again on the world before the
+// write, decoded from its document as a replica that reads it cold has it,
+// and must make the writer's world, byte for byte. Each write then costs
+// two encodings and a decoding of its world. A write that fails the check
+// is still saved; OperationFaults reports it. Call it before serving.
+func (s *RedisStore) VerifyOperations() { s.verify = &opVerifier{} }
+
+// OperationFaults returns what VerifyOperations found: one line per write
+// whose operation did not replay to the writer's world.
+func (s *RedisStore) OperationFaults() []string {
+	if s.verify == nil {
+		return nil
+	}
+	s.verify.mu.Lock()
+	defer s.verify.mu.Unlock()
+	return append([]string(nil), s.verify.faults...)
+}
+
+type opVerifier struct {
+	mu     sync.Mutex
+	faults []string
+}
+
+// check replays op (JSON) on the world whose document is before and
+// compares the result with world, the writer's.
+func (v *opVerifier) check(tw *twins.Twin, id string, before, op []byte, world any) {
+	fault := func(format string, args ...any) {
+		v.mu.Lock()
+		v.faults = append(v.faults, fmt.Sprintf("%s: %.300s: ", tw.Name, op)+fmt.Sprintf(format, args...))
+		v.mu.Unlock()
+	}
+	replica, err := tw.DecodeWorld(before)
+	if err != nil {
+		fault("decode the world before: %v", err)
+		return
+	}
+	if err := twins.Replay(tw, id, replica, op); err != nil {
+		fault("%v", err)
+		return
+	}
+	got, err1 := json.Marshal(replica)
+	want, err2 := json.Marshal(world)
+	if err1 != nil || err2 != nil {
+		fault("encode: %v, %v", err1, err2)
+		return
+	}
+	if !bytes.Equal(got, want) {
+		fault("replays to\n%.2000s\nthe writer has\n%.2000s", got, want)
+	}
+}
