@@ -51,6 +51,10 @@ type RedisStore struct {
 	wholeSaves   bool
 	compactAfter int
 	compactSync  bool
+	// conflicted remembers, per twin, when a write run in place without
+	// the lease last met another replica's write (see contended).
+	conflictMu sync.Mutex
+	conflicted map[string]time.Time
 	// verify, when set, checks every write saved as an operation by
 	// running it again (VerifyOperations).
 	verify *opVerifier
@@ -525,6 +529,12 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 	if e := s.worlds.get(sb.ID, tw.Name, sb.CreatedAt.UnixNano()); e != nil && sb.view.serves(tw.Name, e.ver) && (sb.hold == nil || !sb.hold.leased) {
 		seen = e
 	}
+	if seen != nil && op != nil && s.contended(sb.ID, tw.Name) {
+		// Replicas are writing this twin at once: a write run in place
+		// that conflicts gives its world up, which costs a reading of the
+		// whole state, so it takes the lease first.
+		seen = nil
+	}
 	// A read made with sb after this write must see it.
 	sb.view.end()
 	// Writers of one process queue here, so only one of them at a time
@@ -550,6 +560,43 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 			return err
 		}
 	}
+}
+
+// contendedFor is how long after a conflict writes in place to the twin
+// take the lease before they run.
+const contendedFor = time.Second
+
+// conflict records that a write in place without the lease met another
+// replica's write.
+func (s *RedisStore) conflict(id, twin string) {
+	now := time.Now()
+	s.conflictMu.Lock()
+	defer s.conflictMu.Unlock()
+	if s.conflicted == nil {
+		s.conflicted = map[string]time.Time{}
+	}
+	if len(s.conflicted) >= 1024 {
+		for k, at := range s.conflicted {
+			if now.Sub(at) >= contendedFor {
+				delete(s.conflicted, k)
+			}
+		}
+	}
+	s.conflicted[id+"\x00"+twin] = now
+}
+
+// contended reports whether a write in place without the lease met
+// another replica's write lately.
+func (s *RedisStore) contended(id, twin string) bool {
+	s.conflictMu.Lock()
+	defer s.conflictMu.Unlock()
+	k := id + "\x00" + twin
+	at, ok := s.conflicted[k]
+	if ok && time.Since(at) >= contendedFor {
+		delete(s.conflicted, k)
+		ok = false
+	}
+	return ok
 }
 
 // runInPlace runs fn on before's world, which pw holds for writing, and

@@ -594,6 +594,9 @@ func (s *RedisStore) saveEncoded(ctx context.Context, sb *Sandbox, tw *twins.Twi
 		s.worlds.drop(sb.ID, tw.Name)
 		return true, nil
 	case res == 0:
+		if pw != nil && token == "" {
+			s.conflict(sb.ID, tw.Name)
+		}
 		pw.abort()
 		return false, nil
 	default:

@@ -197,6 +197,9 @@ func (s *RedisStore) appendSaving(ctx context.Context, sb *Sandbox, row *tape.Ro
 		row.Seq = seq
 		return seq, nil
 	case seq == 0:
+		if p.pw != nil && p.token == "" {
+			s.conflict(sb.ID, row.Twin)
+		}
 		p.pw.abort()
 		sb.hold.stale.Store(true)
 		return 0, ErrStale
