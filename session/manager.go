@@ -337,6 +337,16 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 		}
 		return nil, storeFailure(err)
 	}
+	if lim := m.Config.Budgets.WorldBytes; lim > 0 {
+		// The seeds' sizes are measures of the worlds as created, so that
+		// a store whose writes are measured here (sampled, see Invoke)
+		// does not measure a whole world again at its first write.
+		if b, ok := m.Store.(worldBudgeter); !ok || !b.enforcesWorldBudget() {
+			for name, w := range worlds {
+				m.sizes.measured(sb.ID, name, int64(len(w.Doc)))
+			}
+		}
+	}
 	return out, nil
 }
 

@@ -309,6 +309,15 @@ func (s *RedisStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]
 		[]string{teamOpenKey(sb.Team), teamUsageKey(sb.Team), teamIndexKey(sb.Team)},
 		s.now().UnixMilli(), quota, sb.ID, sb.ExpiresAt.UnixMilli(), len(sb.Twins), summary).Int()
 	if err == nil && admitted == 1 {
+		// This process has each seed world decoded: it is cached at
+		// version 1 as a copy (Twin.CopyWorld, what decoding the document
+		// gives), so that the sandbox's first call here decodes no
+		// document.
+		for _, name := range names {
+			if tw := s.twins.get(name); tw != nil && tw.CopyWorld != nil && worlds[name].World != nil {
+				s.worlds.put(sb.ID, name, sb.CreatedAt.UnixNano(), 1, worlds[name].Doc, tw.CopyWorld(worlds[name].World))
+			}
+		}
 		return nil
 	}
 	s.rdb.Del(context.WithoutCancel(ctx), append(keys, lockKeys(sb.ID, names)...)...)
