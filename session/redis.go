@@ -24,8 +24,9 @@ import (
 // number of replicas can serve any sandbox: nothing about a sandbox lives
 // only in one process. Every key of a sandbox expires with it (see
 // rediskeys.go for the layout). A twin's world is stored as a base
-// document and the deltas of the writes after it, so that a write costs
-// what it changed rather than its world's size (see redis_delta.go).
+// document and the writes after it, each as the operation that made it,
+// so that a write costs what its action does rather than its world's size
+// (see redis_delta.go).
 type RedisStore struct {
 	rdb         redis.UniversalClient
 	now         func() time.Time
@@ -496,9 +497,12 @@ func (s *RedisStore) Discard(ctx context.Context, id string) error {
 // Update runs fn on the twin's world. A read runs on the decoded world
 // the store caches, once Redis confirmed that it is still the stored
 // version: in the read's one round trip, or in the one that read sb for
-// this call (GetForTwin). A write runs on a private decoded copy
-// and saves it when fn reports a mutation (even alongside an error); it is
-// serialised per twin by an in-process lock, a Redis lease across
+// this call (GetForTwin), under the world's read lock. A write that
+// Manager.Invoke recorded as an operation runs on that cached world in
+// place, under its write lock (redis_live.go), and saves the operation; any
+// other write runs on a private decoded copy and saves its world delta.
+// Either is saved when fn reports a mutation (even alongside an error); a
+// write is serialised per twin by an in-process lock, a Redis lease across
 // replicas, and a version check on save, and fn reruns if the version
 // moved on.
 func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, write bool, fn UpdateFunc) error {

@@ -65,8 +65,9 @@ type worldEntry struct {
 	key     worldKey
 	created int64 // the sandbox's CreatedAt (Unix ns): its incarnation
 	ver     int64
-	// doc is the world's whole document, when this process has it (a
-	// world saved as a delta has none; twins without CopyWorld always do).
+	// doc is the world's whole document at ver, when this process has it
+	// (a world saved as a delta has none; twins without CopyWorld always
+	// do).
 	doc   []byte
 	world any
 	// live guards world; entries of the same world changed in place share
