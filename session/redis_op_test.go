@@ -109,6 +109,18 @@ func TestRedisOpsReplicate(t *testing.T) {
 			if err != nil || !twins.IsOp(d) {
 				t.Fatalf("delta of version 7: %.200s (%v), want an operation", d, err)
 			}
+			// Compaction encodes the world the writer changed in place as
+			// the new base; the replicas still agree.
+			rs.stores[0].SetCompaction(3, true)
+			for i := range 4 {
+				if _, err := rs.ms[0].Invoke(ctx, sb, tw, a, in, nil); err != nil {
+					t.Fatalf("write %d after compaction: %v", i, err)
+				}
+				rs.agree(t, sb, tw.Name, fmt.Sprintf("write %d with compaction", i))
+			}
+			if base, ver, _, err := rs.stores[0].DeltaState(ctx, sb.ID, tw.Name); err != nil || base <= 7 || ver != 11 {
+				t.Fatalf("after compaction: base %d, ver %d (%v); want a base past 7, ver 11", base, ver, err)
+			}
 		})
 	}
 }
