@@ -300,3 +300,72 @@ func TestRedisWriteFlat(t *testing.T) {
 		})
 	}
 }
+
+// listWorld is the world of listTwin: a list of items.
+type listWorld struct {
+	Items []string `json:"items"`
+}
+
+type listIn struct {
+	Item  string `json:"item"`
+	Panic bool   `json:"panic,omitempty"`
+}
+
+// listTwin is a twin whose one write appends an item, and then panics
+// when asked to: a write that changed its world and never finished.
+func listTwin() *twins.Twin {
+	newWorld, decode := twins.WorldCodec(func(context.Context, json.RawMessage) (*listWorld, error) {
+		return &listWorld{Items: []string{"seed"}}, nil
+	})
+	return (&twins.Twin{
+		Name: "lists", NewWorld: newWorld, DecodeWorld: decode, CopyWorld: twins.WorldCopier[listWorld](nil),
+		Actions: []twins.Action{twins.New(twins.Spec{Name: "append", Effect: twins.Write},
+			func(_ context.Context, w *listWorld, in listIn) (struct{}, error) {
+				w.Items = append(w.Items, in.Item)
+				if in.Panic {
+					panic("append: asked to")
+				}
+				return struct{}{}, nil
+			})},
+	}).Finish()
+}
+
+// TestRedisOpsPanic checks that a write that panics after changing the
+// cached world in place leaves nothing of it: not in Redis, not in the
+// world the writer's process serves next.
+func TestRedisOpsPanic(t *testing.T) {
+	redisURL(t)
+	ctx := context.Background()
+	tw := listTwin()
+	a, _ := tw.Action("append")
+	rs := newReplicaSet(t, 2)
+	world, _ := tw.NewWorld(ctx, nil)
+	doc, _ := json.Marshal(world)
+	sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
+	if err := rs.stores[0].Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rs.stores[0].Discard(ctx, sb.ID) })
+	// Replica 1 serves the twin too (it knows it, and caches its world).
+	if err := rs.stores[1].Update(ctx, sb, tw, false, func(any) (bool, error) { return false, nil }); err != nil {
+		t.Fatal(err)
+	}
+	invoke := func(in listIn) (panicked bool) {
+		defer func() { panicked = recover() != nil }()
+		if _, err := rs.ms[0].Invoke(ctx, sb, tw, a, in, nil); err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	invoke(listIn{Item: "one"})
+	if !invoke(listIn{Item: "lost", Panic: true}) {
+		t.Fatal("the write did not panic")
+	}
+	if got := string(rs.agree(t, sb, tw.Name, "panicked write")); got != `{"items":["seed","one"]}` {
+		t.Fatalf("after a panicked write: %s", got)
+	}
+	invoke(listIn{Item: "two"})
+	if got := string(rs.agree(t, sb, tw.Name, "write after it")); got != `{"items":["seed","one","two"]}` {
+		t.Fatalf("after the next write: %s", got)
+	}
+}
