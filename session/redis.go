@@ -639,6 +639,9 @@ func (s *RedisStore) runInPlace(ctx context.Context, sb *Sandbox, tw *twins.Twin
 		} else {
 			// Nothing changed: a write validates before it changes
 			// anything, as the memory store relies on too.
+			if s.verify != nil {
+				s.verify.unchanged(tw, beforeDoc, pw.before.world)
+			}
 			pw.keep()
 		}
 		return true, fnErr, false

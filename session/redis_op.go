@@ -64,9 +64,11 @@ func (w *writeOp) encode() ([]byte, error) { return w.op.Encode() }
 // VerifyOperations makes the store check, for tests, every write it saves
 // as an operation: the operation is run again on the world before the
 // write, decoded from its document as a replica that reads it cold has it,
-// and must make the writer's world, byte for byte. Each write then costs
-// two encodings and a decoding of its world. A write that fails the check
-// is still saved; OperationFaults reports it. Call it before serving.
+// and must make the writer's world, byte for byte; a write that reported
+// no change must have left the world's document as it was. Each write
+// then costs two encodings and a decoding of its world. A write that fails
+// the check is still saved; OperationFaults reports it. Call it before
+// serving.
 func (s *RedisStore) VerifyOperations() { s.verify = &opVerifier{} }
 
 // OperationFaults returns what VerifyOperations found: one line per write
@@ -83,6 +85,18 @@ func (s *RedisStore) OperationFaults() []string {
 type opVerifier struct {
 	mu     sync.Mutex
 	faults []string
+}
+
+// unchanged checks that world, which a write that reported no change ran
+// on, still has the document before.
+func (v *opVerifier) unchanged(tw *twins.Twin, before []byte, world any) {
+	after, err := json.Marshal(world)
+	if err == nil && bytes.Equal(after, before) {
+		return
+	}
+	v.mu.Lock()
+	v.faults = append(v.faults, fmt.Sprintf("%s: a write that reported no change changed the world (%v)\nbefore: %.1500s\nafter:  %.1500s", tw.Name, err, before, after))
+	v.mu.Unlock()
 }
 
 // check replays op (JSON) on the world whose document is before and

@@ -101,6 +101,12 @@ func Call(t testing.TB, tw *twins.Twin, world any, name, args string) Result {
 	}
 	if op != nil {
 		CheckReplay(t, tw, before, op, doc)
+		// A write that reports no change is not saved (the Redis store
+		// then keeps the world it ran on as it is): it must have changed
+		// nothing.
+		if !call.Mutated() && !call.Bookkeeping() && !bytes.Equal(doc, before) {
+			t.Fatalf("%s: %s(%s) reports no change but changed the world\nbefore: %.1500s\nafter:  %.1500s", tw.Name, name, args, before, doc)
+		}
 	}
 	return Result{Out: out, Err: twins.AsError(err), Mutated: call.Mutated()}
 }
