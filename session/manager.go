@@ -361,6 +361,16 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 		}
 		return nil, storeFailure(err)
 	}
+	if lim := m.Config.Budgets.WorldBytes; lim > 0 {
+		// The seeds' sizes are measures of the worlds as created, so that
+		// a store whose writes are measured here (sampled, see Invoke)
+		// does not measure a whole world again at its first write.
+		if b, ok := m.Store.(worldBudgeter); !ok || !b.enforcesWorldBudget() {
+			for name, w := range worlds {
+				m.sizes.measured(sb.ID, name, int64(len(w.Doc)))
+			}
+		}
+	}
 	return out, nil
 }
 
@@ -602,13 +612,24 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 	if p := PrincipalFrom(ctx); p != nil && p.Role == RoleUser {
 		ctx = twins.WithCredential(ctx, twins.CredentialUser)
 	}
+	write := a.Spec().Effect != twins.Read
+	// A write is recorded as the operation it is (twins.Op), for a store
+	// that saves writes that way: the clock readings and headers it takes
+	// are noted as it runs.
+	var op *writeOp
+	if _, ok := m.Store.(opSaver); ok && write {
+		if o := twins.NewOp(a, in); o != nil {
+			op = &writeOp{op: o}
+			ctx = withWriteOp(o.Recording(ctx), op)
+		}
+	}
 	call := twins.CallFrom(ctx)
 	call.SetTool(a.Name())
 	var out any
-	write := a.Spec().Effect != twins.Read
 	// A store that does not hold writes to the world budget itself has the
 	// world a write leaves measured here; such a store runs writes on a
-	// private copy, so refusing one keeps nothing of it.
+	// private copy, or gives up a world a refused write changed (the
+	// Redis store, see redis_live.go), so refusing one keeps nothing of it.
 	lim := m.Config.Budgets.WorldBytes
 	measure := false
 	if write && lim > 0 {
@@ -627,6 +648,9 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 		if write && m.Config.StateDeltas {
 			before, _ = json.Marshal(world)
 		}
+		if op != nil {
+			op.begin()
+		}
 		var runCtx context.Context
 		runCtx, run = twins.WithCall(ctx)
 		run.SetTool(a.Name())
@@ -639,6 +663,9 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 			}
 		}
 		mutated := write && run.Mutated()
+		if op != nil {
+			op.setChanged(mutated || run.Bookkeeping())
+		}
 		if mutated && measure && m.sizes.due(sb.ID, tw.Name, lim) {
 			size, merr := encodedSize(world)
 			if merr != nil {

@@ -24,8 +24,9 @@ import (
 // number of replicas can serve any sandbox: nothing about a sandbox lives
 // only in one process. Every key of a sandbox expires with it (see
 // rediskeys.go for the layout). A twin's world is stored as a base
-// document and the deltas of the writes after it, so that a write costs
-// what it changed rather than its world's size (see redis_delta.go).
+// document and the writes after it, each as the operation that made it,
+// so that a write costs what its action does rather than its world's size
+// (see redis_delta.go).
 type RedisStore struct {
 	rdb         redis.UniversalClient
 	now         func() time.Time
@@ -51,6 +52,13 @@ type RedisStore struct {
 	wholeSaves   bool
 	compactAfter int
 	compactSync  bool
+	// conflicted remembers, per twin, when a write run in place without
+	// the lease last met another replica's write (see contended).
+	conflictMu sync.Mutex
+	conflicted map[string]time.Time
+	// verify, when set, checks every write saved as an operation by
+	// running it again (VerifyOperations).
+	verify *opVerifier
 }
 
 const (
@@ -302,6 +310,15 @@ func (s *RedisStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]
 		[]string{teamOpenKey(sb.Team), teamUsageKey(sb.Team), teamIndexKey(sb.Team)},
 		s.now().UnixMilli(), quota, sb.ID, sb.ExpiresAt.UnixMilli(), len(sb.Twins), summary).Int()
 	if err == nil && admitted == 1 {
+		// This process has each seed world decoded: it is cached at
+		// version 1 as a copy (Twin.CopyWorld, what decoding the document
+		// gives), so that the sandbox's first call here decodes no
+		// document.
+		for _, name := range names {
+			if tw := s.twins.get(name); tw != nil && tw.CopyWorld != nil && worlds[name].World != nil {
+				s.worlds.put(sb.ID, name, sb.CreatedAt.UnixNano(), 1, worlds[name].Doc, tw.CopyWorld(worlds[name].World))
+			}
+		}
 		return nil
 	}
 	s.rdb.Del(context.WithoutCancel(ctx), append(keys, lockKeys(sb.ID, names)...)...)
@@ -480,9 +497,12 @@ func (s *RedisStore) Discard(ctx context.Context, id string) error {
 // Update runs fn on the twin's world. A read runs on the decoded world
 // the store caches, once Redis confirmed that it is still the stored
 // version: in the read's one round trip, or in the one that read sb for
-// this call (GetForTwin). A write runs on a private decoded copy
-// and saves it when fn reports a mutation (even alongside an error); it is
-// serialised per twin by an in-process lock, a Redis lease across
+// this call (GetForTwin), under the world's read lock. A write that
+// Manager.Invoke recorded as an operation runs on that cached world in
+// place, under its write lock (redis_live.go), and saves the operation; any
+// other write runs on a private decoded copy and saves its world delta.
+// Either is saved when fn reports a mutation (even alongside an error); a
+// write is serialised per twin by an in-process lock, a Redis lease across
 // replicas, and a version check on save, and fn reruns if the version
 // moved on.
 func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, write bool, fn UpdateFunc) error {
@@ -500,12 +520,19 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 	}
 	s.twins.note(tw)
 	if !write {
-		world, err := s.readWorld(ctx, sb, tw)
+		world, done, err := s.readWorld(ctx, sb, tw)
 		if err != nil {
 			return err
 		}
+		defer done()
 		_, err = fn(world)
 		return err
+	}
+	// A write recorded as an operation runs on the cached world itself
+	// (redis_live.go) and is saved as that operation.
+	op := writeOpFrom(ctx)
+	if tw.CopyWorld == nil {
+		op = nil
 	}
 
 	// When this call's authorization saw the version this process has
@@ -514,6 +541,12 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 	var seen *worldEntry
 	if e := s.worlds.get(sb.ID, tw.Name, sb.CreatedAt.UnixNano()); e != nil && sb.view.serves(tw.Name, e.ver) && (sb.hold == nil || !sb.hold.leased) {
 		seen = e
+	}
+	if seen != nil && op != nil && s.contended(sb.ID, tw.Name) {
+		// Replicas are writing this twin at once: a write run in place
+		// that conflicts gives its world up, which costs a reading of the
+		// whole state, so it takes the lease first.
+		seen = nil
 	}
 	// A read made with sb after this write must see it.
 	sb.view.end()
@@ -530,47 +563,195 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 		}
 	}()
 	if seen != nil {
-		if saved, err := s.writeUnleased(ctx, sb, tw, seen, fn, &unlock); saved || err != nil {
+		if saved, err := s.writeUnleased(ctx, sb, tw, seen, op, fn, &unlock); saved || err != nil {
 			return err
 		}
 	}
 	for {
-		saved, err := s.writeOnce(ctx, sb, tw, fn, &unlock)
+		saved, err := s.writeOnce(ctx, sb, tw, op, fn, &unlock)
 		if saved || err != nil {
 			return err
 		}
 	}
 }
 
-// writeUnleased runs fn on a private copy of the cached world e, which the
-// call's authorization saw as the stored version moments ago, and saves it
-// without taking the lease first: a write with no contention then costs
-// one round trip instead of two. The save still checks, in its one script,
-// that the version is e's and that no writer holds the lease, so it can
-// never overwrite a newer state nor save in the middle of a leased update;
-// when it reports false the caller reruns fn the ordinary way. A held
-// write is staged for its row instead (unlock passes to it).
-func (s *RedisStore) writeUnleased(ctx context.Context, sb *Sandbox, tw *twins.Twin, e *worldEntry, fn UpdateFunc, unlock *func()) (bool, error) {
-	world, err := privateCopy(tw, e)
-	if err != nil {
-		return false, fmt.Errorf("%s state: %w", tw.Name, err)
+// contendedFor is how long after a conflict writes in place to the twin
+// take the lease before they run.
+const contendedFor = time.Second
+
+// conflict records that a write in place without the lease met another
+// replica's write.
+func (s *RedisStore) conflict(id, twin string) {
+	now := time.Now()
+	s.conflictMu.Lock()
+	defer s.conflictMu.Unlock()
+	if s.conflicted == nil {
+		s.conflicted = map[string]time.Time{}
 	}
-	mutated, fnErr := fn(world)
+	if len(s.conflicted) >= 1024 {
+		for k, at := range s.conflicted {
+			if now.Sub(at) >= contendedFor {
+				delete(s.conflicted, k)
+			}
+		}
+	}
+	s.conflicted[id+"\x00"+twin] = now
+}
+
+// contended reports whether a write in place without the lease met
+// another replica's write lately.
+func (s *RedisStore) contended(id, twin string) bool {
+	s.conflictMu.Lock()
+	defer s.conflictMu.Unlock()
+	k := id + "\x00" + twin
+	at, ok := s.conflicted[k]
+	if ok && time.Since(at) >= contendedFor {
+		delete(s.conflicted, k)
+		ok = false
+	}
+	return ok
+}
+
+// runInPlace runs fn on before's world, which pw holds for writing, and
+// stores what it did as op: staged for the call's row (a held write,
+// which then owns pw and *unlock), else saved under token. pw is
+// committed or aborted (or, for a run that changed nothing, freed) before
+// it returns, unless staged; a panic in fn aborts it. handed reports that
+// the lease token is no longer the caller's to release: staged with the
+// write, or dropped by the save script.
+func (s *RedisStore) runInPlace(ctx context.Context, sb *Sandbox, tw *twins.Twin, pw *placeWrite, op *writeOp, fn UpdateFunc, token string, unlock *func()) (saved bool, err error, handed bool) {
+	staged := false
+	defer func() {
+		if !staged {
+			pw.abort()
+		}
+	}()
+	var beforeDoc []byte
+	if s.verify != nil {
+		beforeDoc, _ = json.Marshal(pw.before.world)
+	}
+	mutated, fnErr := fn(pw.before.world)
+	if !mutated {
+		if op.ranChange() {
+			// The action changed the world and the update refused it
+			// (a budget): what it changed is in the world.
+			pw.abort()
+		} else {
+			// Nothing changed: a write validates before it changes
+			// anything, as the memory store relies on too.
+			if s.verify != nil {
+				s.verify.unchanged(tw, beforeDoc, pw.before.world)
+			}
+			pw.keep()
+		}
+		return true, fnErr, false
+	}
+	kind, payload, err := s.encodeOp(pw.before.world, op)
+	if err != nil {
+		return false, err, false
+	}
+	if s.verify != nil && kind == saveDelta {
+		s.verify.check(tw, sb.ID, beforeDoc, payload, pw.before.world)
+	}
+	if ok, err := s.stage(sb, tw, pw.before, kind, payload, pw.before.world, token, unlock, pw); ok || err != nil {
+		staged = ok
+		return ok, cmp.Or(err, fnErr), ok
+	}
+	saved, err = s.saveEncoded(ctx, sb, tw, pw.before, kind, payload, pw.before.world, token, pw)
+	handed = err == nil || errors.Is(err, ErrNotFound)
+	if !saved || err != nil {
+		return saved, err, handed
+	}
+	return true, fnErr, handed
+}
+
+// encodeOp encodes what the save of a write recorded as op stores: op
+// itself, or the whole world it made (when the store saves whole
+// documents, or op does not encode).
+func (s *RedisStore) encodeOp(world any, op *writeOp) (string, []byte, error) {
+	if !s.wholeSaves {
+		if d, err := op.encode(); err == nil {
+			return saveDelta, d, nil
+		}
+	}
+	doc, err := json.Marshal(world)
+	if err != nil {
+		return "", nil, err
+	}
+	return saveWhole, doc, nil
+}
+
+// runOnCopy runs fn on a private copy of before's world and encodes what
+// it changed. It reports ok false, having run nothing, when before's world
+// was given up or moved on.
+func (s *RedisStore) runOnCopy(tw *twins.Twin, before *worldEntry, fn UpdateFunc) (world any, kind string, payload []byte, mutated bool, fnErr error, ok bool, err error) {
+	if !before.read() {
+		return nil, "", nil, false, nil, false, nil
+	}
+	defer before.unread()
+	if before.live.ver != before.ver {
+		return nil, "", nil, false, nil, false, nil
+	}
+	world, err = privateCopy(tw, before)
+	if err != nil {
+		return nil, "", nil, false, nil, false, fmt.Errorf("%s state: %w", tw.Name, err)
+	}
+	mutated, fnErr = fn(world)
+	if !mutated {
+		return world, "", nil, false, fnErr, true, nil
+	}
+	// A mutated world is saved even when fn failed: some vendor calls
+	// fail and still change state (a declined card leaves a failed
+	// charge).
+	kind, payload, err = s.encodeWrite(tw, before, world)
+	return world, kind, payload, true, fnErr, true, err
+}
+
+// writeUnleased runs fn on the cached world e, which the call's
+// authorization saw as the stored version moments ago (in place for a
+// write recorded as op, else on a private copy), and saves it without
+// taking the lease first: a write with no contention then costs one round
+// trip instead of two. The save still checks, in its one script, that the
+// version is e's and that no writer holds the lease, so it can never
+// overwrite a newer state nor save in the middle of a leased update; when
+// it reports false the caller reruns fn the ordinary way. A held write is
+// staged for its row instead (unlock passes to it).
+func (s *RedisStore) writeUnleased(ctx context.Context, sb *Sandbox, tw *twins.Twin, e *worldEntry, op *writeOp, fn UpdateFunc, unlock *func()) (bool, error) {
+	if op != nil {
+		l := e.live
+		l.mu.Lock()
+		if l.dead || l.ver != e.ver {
+			l.mu.Unlock()
+			return false, nil
+		}
+		pw := &placeWrite{s: s, id: sb.ID, twin: tw.Name, created: sb.CreatedAt.UnixNano(), before: e}
+		saved, err, _ := s.runInPlace(ctx, sb, tw, pw, op, fn, "", unlock)
+		return saved, err
+	}
+	world, kind, payload, mutated, fnErr, ok, err := s.runOnCopy(tw, e, fn)
+	if !ok || err != nil {
+		return false, err
+	}
 	if !mutated {
 		return true, fnErr
 	}
-	if staged, err := s.stage(sb, tw, e, world, "", unlock); staged || err != nil {
+	if staged, err := s.stage(sb, tw, e, kind, payload, world, "", unlock, nil); staged || err != nil {
 		return staged, cmp.Or(err, fnErr)
 	}
-	return s.save(ctx, sb, tw, e, world, "", fnErr)
+	saved, err := s.saveEncoded(ctx, sb, tw, e, kind, payload, world, "", nil)
+	if !saved || err != nil {
+		return saved, err
+	}
+	return true, fnErr
 }
 
-// writeOnce takes the twin's lease, runs fn on a private copy of the
-// stored world and saves it. It reports false when the state moved on
+// writeOnce takes the twin's lease, brings the world up to the stored
+// version, runs fn on it (in place for a write recorded as op, else on a
+// private copy) and saves it. It reports false when the state moved on
 // since it was read (the lease lapsed mid-update), so the caller reruns fn
 // on the newer state. A held write is staged for its row with its lease
 // (unlock passes to it).
-func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin, fn UpdateFunc, unlock *func()) (bool, error) {
+func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin, op *writeOp, fn UpdateFunc, unlock *func()) (bool, error) {
 	lock, key := lockKey(sb.ID, tw.Name), stateKey(sb.ID, tw.Name)
 	created := sb.CreatedAt.UnixNano()
 	cached := s.worlds.get(sb.ID, tw.Name, created)
@@ -596,25 +777,67 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	}
 	// The world at the version read: the cached one when Redis still
 	// holds its version, or brought up to date with the deltas after it,
-	// so that no whole document moves over the wire. It is cached as it
-	// is (another writer may overtake this one) and never written to: fn
-	// changes a private copy.
-	before, err := worldFrom(tw, cached, r)
+	// so that no whole document moves over the wire; the whole state
+	// again when the cached world was given up.
+	var before *worldEntry
+	for try := 0; ; try++ {
+		before, err = catchUp(tw, sb.ID, cached, r)
+		if err == nil {
+			if before != cached {
+				s.worlds.putEntry(sb.ID, tw.Name, created, before)
+			}
+			if op == nil {
+				break
+			}
+			l := before.live
+			l.mu.Lock()
+			if !l.dead && l.ver == r.ver {
+				break
+			}
+			l.mu.Unlock()
+			err = errGivenUp
+		}
+		if !errors.Is(err, errGivenUp) || try > 0 {
+			return false, err
+		}
+		if cached != nil {
+			s.worlds.dropLive(sb.ID, tw.Name, cached.live)
+		}
+		cached = nil
+		// The lease holds the state where it was.
+		res, err := s.runScript(ctx, readScript, []string{key}, "").Slice()
+		if err != nil {
+			return false, notFound(err)
+		}
+		if r, err = parseState(res); err != nil {
+			return false, err
+		}
+	}
+	if op != nil {
+		if before.ver != r.ver {
+			// A world past the version read (cannot be while the lease
+			// holds): run again.
+			before.live.mu.Unlock()
+			return false, nil
+		}
+		pw := &placeWrite{s: s, id: sb.ID, twin: tw.Name, created: created, before: before}
+		saved, err, handed := s.runInPlace(ctx, sb, tw, pw, op, fn, token, unlock)
+		held = !handed
+		return saved, err
+	}
+	world, kind, payload, mutated, fnErr, ok, err := s.runOnCopy(tw, before, fn)
 	if err != nil {
 		return false, err
 	}
-	if before != cached {
-		s.worlds.putEntry(sb.ID, tw.Name, created, before)
+	if !ok {
+		// Given up since it was read: read it again.
+		s.worlds.dropLive(sb.ID, tw.Name, before.live)
+		return false, nil
 	}
-	world, err := privateCopy(tw, before)
-	if err != nil {
-		return false, fmt.Errorf("%s state: %w", tw.Name, err)
-	}
-	mutated, fnErr := fn(world)
 	if !mutated {
 		return true, fnErr
 	}
-	if staged, err := s.stage(sb, tw, before, world, token, unlock); staged || err != nil {
+	if staged, err := s.stage(sb, tw, before, kind, payload, world, token, unlock, nil); staged || err != nil {
 		if staged {
 			held = false
 		}
@@ -622,11 +845,14 @@ func (s *RedisStore) writeOnce(ctx context.Context, sb *Sandbox, tw *twins.Twin,
 	}
 	// The save drops the lease whatever it answers (unless it failed to
 	// reach Redis, when the release below tries again).
-	saved, err := s.save(ctx, sb, tw, before, world, token, fnErr)
+	saved, err := s.saveEncoded(ctx, sb, tw, before, kind, payload, world, token, nil)
 	if err == nil || errors.Is(err, ErrNotFound) {
 		held = false
 	}
-	return saved, err
+	if !saved || err != nil {
+		return saved, err
+	}
+	return true, fnErr
 }
 
 // lockRead takes the twin's Redis lease, waiting while another replica

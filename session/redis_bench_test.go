@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/session/storetest"
 	"github.com/pomehq/pome/twins"
+	"github.com/pomehq/pome/twins/all"
 	"github.com/pomehq/pome/twins/github"
+	"github.com/pomehq/pome/twins/slack"
 )
 
 // benchGitHub creates a sandbox running the GitHub twin on its default
@@ -170,105 +173,193 @@ func BenchmarkRedisPipelined(b *testing.B) {
 	}
 }
 
-// issuesWorld is the GitHub twin's world with one repository of n issues,
-// each with one comment.
-func issuesWorld(b *testing.B, tw *twins.Twin, n int) any {
-	b.Helper()
-	s := github.Seed{
-		Clock: "2026-01-05T09:00:00Z",
-		Me:    "pome-agent",
-		Users: []github.SeedUser{{Login: "alice"}, {Login: "bob"}, {Login: "pome-agent"}},
-		Orgs:  []github.SeedOrg{{Login: "acme", Members: []string{"alice", "bob", "pome-agent"}}},
-		Repos: []github.SeedRepo{{Owner: "acme", Name: "api", DefaultBranch: "main", Collaborators: []string{"alice", "bob", "pome-agent"}}},
-	}
-	for i := range n {
-		s.Repos[0].Issues = append(s.Repos[0].Issues, github.SeedIssue{
-			Number: i + 1, Title: fmt.Sprintf("Issue %d: 500 error on POST /orders after deploy", i+1),
-			Body: "Since this morning's deploy, POST /orders answers 500 for every request.", User: "alice",
-			Comments: []github.SeedComment{{User: "bob", Body: "Looking into it."}},
-		})
-	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w, err := tw.NewWorld(context.Background(), raw)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return w
+// worldWrite is one write of BenchmarkRedisWriteWorldSize: a twin, the
+// seed of its world holding n entities, and the write's arguments.
+type worldWrite struct {
+	twin, action, unit string
+	seed               func(n int) any
+	args               func(n int) string
 }
 
-// BenchmarkRedisWriteWorldSize measures a write Update on Redis (a comment
-// added to the last issue, saved through the store's script) on worlds of
-// 10, 1,000 and 10,000 issues: saved as a delta (the layout) and, for
-// comparison, as the whole document (the layout before deltas). Each
-// sandbox takes at most 200 writes before it is replaced (timer
-// stopped), so the world measured stays the size named. doc-bytes is the
-// world's document.
-//
-//	POME_TEST_REDIS_URL=redis://127.0.0.1:6379/15 go test -run '^$' -bench RedisWriteWorldSize -benchtime 200x ./session/
-func BenchmarkRedisWriteWorldSize(b *testing.B) {
-	ctx := context.Background()
-	tw := github.New()
-	add, _ := tw.Action("add_issue_comment")
-	for _, layout := range []string{"delta", "whole"} {
-		for _, n := range []int{10, 1_000, 10_000} {
-			b.Run(fmt.Sprintf("%s/issues=%d", layout, n), func(b *testing.B) {
-				s := newRedis(b, time.Now)
-				s.SetWholeSaves(layout == "whole")
-				world := issuesWorld(b, tw, n)
-				doc, err := json.Marshal(world)
-				if err != nil {
-					b.Fatal(err)
-				}
-				in, err := add.Decode(json.RawMessage(fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":%d,"body":"Load test comment: looking into the 500 on POST /orders."}`, n)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				env := &twins.Env{Twin: tw.Name, Now: time.Now}
-				fresh := func() *session.Sandbox {
-					sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
-					if err := s.Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
-						b.Fatal(err)
-					}
-					return sb
-				}
-				sb := fresh()
-				write := func(w any) (bool, error) {
-					cctx, _ := twins.WithCall(twins.WithEnv(ctx, env))
-					_, err := add.Run(cctx, w, in)
-					return err == nil, err
-				}
-				// One unmeasured write caches the world, as a replica
-				// serving the sandbox has it.
-				if err := s.Update(ctx, sb, tw, true, write); err != nil {
-					b.Fatal(err)
-				}
-				writes := 1
-				b.ReportAllocs()
-				b.ResetTimer()
-				for range b.N {
-					if writes == 200 {
-						b.StopTimer()
-						s.Discard(ctx, sb.ID)
-						sb = fresh()
-						if err := s.Update(ctx, sb, tw, true, write); err != nil {
-							b.Fatal(err)
-						}
-						writes = 1
-						b.StartTimer()
-					}
-					if err := s.Update(ctx, sb, tw, true, write); err != nil {
-						b.Fatal(err)
-					}
-					writes++
-				}
-				b.StopTimer()
-				s.WaitCompactions()
-				s.Discard(ctx, sb.ID)
-				b.ReportMetric(float64(len(doc)), "doc-bytes")
-			})
+// worldWrites are the writes pome-bench's scale mode measures (a comment on
+// the newest of n issues, a message to a channel of n messages, a customer
+// among n, a message sent from a mailbox of n), on the same seeds.
+var worldWrites = []worldWrite{
+	{twin: "github", action: "add_issue_comment", unit: "issues", seed: githubSeed, args: func(n int) string {
+		return fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":%d,"body":"Load test comment: looking into the 500 on POST /orders."}`, n)
+	}},
+	{twin: "slack", action: "slack_send_message", unit: "messages", seed: slackSeed, args: func(int) string {
+		return `{"channel_id":"general","message":"Load test message: deploy looks healthy."}`
+	}},
+	{twin: "stripe", action: "create_customer", unit: "customers", seed: stripeSeed, args: func(int) string {
+		return `{"email":"load@example.com","name":"Load Test","description":"pome-bench"}`
+	}},
+	{twin: "gmail", action: "send_message", unit: "messages", seed: gmailSeed, args: func(int) string {
+		return `{"userId":"me","raw":"VG86IGJvYkBleGFtcGxlLmNvbQ0KU3ViamVjdDogTG9hZCB0ZXN0DQoNCkRlcGxveSBsb29rcyBoZWFsdGh5Lg0K"}`
+	}},
+}
+
+func githubSeed(n int) any {
+	s := github.DefaultSeed()
+	s.Clock = "2026-01-05T09:00:00Z"
+	s.Repos = []github.SeedRepo{{
+		Owner: "acme", Name: "api", Description: "Acme orders API", DefaultBranch: "main",
+		Files:         map[string]string{"README.md": "# api\n\nThe Acme orders API.\n"},
+		Labels:        []github.SeedLabel{{Name: "bug", Color: "d73a4a"}, {Name: "feature", Color: "a2eeef"}},
+		Collaborators: []string{"pome-agent"},
+	}}
+	issues := make([]github.SeedIssue, n)
+	for i := range issues {
+		label := "bug"
+		if i%2 == 1 {
+			label = "feature"
+		}
+		issues[i] = github.SeedIssue{
+			Number: i + 1, Title: fmt.Sprintf("Issue %d: 500 error on POST /orders after deploy", i+1),
+			Body: "Since this morning's deploy, POST /orders answers 500 for every request.",
+			User: "pome-agent", Labels: []string{label},
+			Comments: []github.SeedComment{{User: "pome-agent", Body: "Looking into it."}},
 		}
 	}
+	s.Repos[0].Issues = issues
+	return s
+}
+
+func slackSeed(n int) any {
+	s := slack.DefaultSeed()
+	msgs := make([]slack.SeedMessage, n)
+	for i := range msgs {
+		msgs[i] = slack.SeedMessage{User: "pome-agent", Text: fmt.Sprintf("Message %d: deploy looks healthy.", i+1)}
+	}
+	for i := range s.Channels {
+		if s.Channels[i].Name == "general" {
+			s.Channels[i].Messages = msgs
+		}
+	}
+	return s
+}
+
+func stripeSeed(n int) any {
+	cs := make([]map[string]string, n)
+	for i := range cs {
+		cs[i] = map[string]string{"email": fmt.Sprintf("customer%d@example.com", i+1), "name": fmt.Sprintf("Customer %d", i+1)}
+	}
+	return map[string]any{"customers": cs}
+}
+
+func gmailSeed(n int) any {
+	ms := make([]map[string]any, n)
+	for i := range ms {
+		ms[i] = map[string]any{"from": "bob@example.com", "to": []string{"agent@acme.test"}, "subject": fmt.Sprintf("Report %d", i+1),
+			"text": "The deploy looks healthy.", "labels": []string{"INBOX"}}
+	}
+	return map[string]any{"mailboxes": []map[string]any{{"address": "agent@acme.test", "name": "Agent", "messages": ms}}}
+}
+
+// BenchmarkRedisWriteWorldSize measures a write on Redis, served as a
+// data-plane call serves it (Manager.Invoke: the action run through the
+// store's Update, saved through its script), for each twin of pome-bench's
+// scale mode on worlds of 10, 1,000 and 10,000 entities: as the store
+// saves it (ops: run on the cached world in place, saved as the
+// operation), and, for comparison, run on a private copy and saved as its
+// world delta (copy: what every write cost before operations, and what a
+// write that cannot be recorded as one still costs). Each sandbox takes at
+// most 200 writes before it is replaced (timer stopped), so the world
+// measured stays the size named. cpu-ns/op is this process's CPU time
+// (user and system) per write; doc-bytes is the world's document.
+//
+//	POME_TEST_REDIS_URL=redis://127.0.0.1:6379/15 go test -run '^$' -bench RedisWriteWorldSize -benchtime 400x ./session/
+func BenchmarkRedisWriteWorldSize(b *testing.B) {
+	ctx := context.Background()
+	reg := all.Registry()
+	for _, layout := range []string{"ops", "copy"} {
+		for _, ww := range worldWrites {
+			tw, _ := reg.Get(ww.twin)
+			a, ok := tw.Action(ww.action)
+			if !ok {
+				b.Fatalf("%s has no action %s", ww.twin, ww.action)
+			}
+			for _, n := range []int{10, 1_000, 10_000} {
+				b.Run(fmt.Sprintf("%s/%s/%s=%d", layout, ww.twin, ww.unit, n), func(b *testing.B) {
+					s := newRedis(b, time.Now)
+					m := session.NewManager(s, nil, session.Config{}, nil)
+					raw, err := json.Marshal(ww.seed(n))
+					if err != nil {
+						b.Fatal(err)
+					}
+					world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
+					if err != nil {
+						b.Fatal(err)
+					}
+					doc, err := json.Marshal(world)
+					if err != nil {
+						b.Fatal(err)
+					}
+					in, err := a.Decode(json.RawMessage(ww.args(n)))
+					if err != nil {
+						b.Fatal(err)
+					}
+					fresh := func() *session.Sandbox {
+						sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
+						if err := s.Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
+							b.Fatal(err)
+						}
+						return sb
+					}
+					write := func(sb *session.Sandbox) {
+						var err error
+						if layout == "ops" {
+							_, err = m.Invoke(ctx, sb, tw, a, in, nil)
+						} else {
+							env := m.Env(sb, tw)
+							err = s.Update(ctx, sb, tw, true, func(w any) (bool, error) {
+								cctx, call := twins.WithCall(twins.WithEnv(ctx, env))
+								_, err := a.Run(cctx, w, in)
+								return call.Mutated(), err
+							})
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					sb := fresh()
+					// One unmeasured write caches the world, as a replica
+					// serving the sandbox has it.
+					write(sb)
+					writes := 1
+					b.ReportAllocs()
+					cpu0 := cpuTime()
+					b.ResetTimer()
+					for range b.N {
+						if writes == 200 {
+							b.StopTimer()
+							cpu := cpuTime()
+							s.Discard(ctx, sb.ID)
+							sb = fresh()
+							write(sb)
+							writes = 1
+							cpu0 += cpuTime() - cpu
+							b.StartTimer()
+						}
+						write(sb)
+						writes++
+					}
+					b.StopTimer()
+					b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+					s.WaitCompactions()
+					s.Discard(ctx, sb.ID)
+					b.ReportMetric(float64(len(doc)), "doc-bytes")
+				})
+			}
+		}
+	}
+}
+
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

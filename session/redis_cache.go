@@ -26,10 +26,14 @@ const entryOverhead = 256
 // makes anyway, that the stored version is still the cached one, so a write
 // by another replica (which bumps the version) is never missed.
 //
-// A cached world is immutable: reads share it (read actions must not
-// change a world, as under the memory store's read lock), and writes run
-// on a private copy of it (privateCopy), which replaces the entry only once
-// saved.
+// A cached world is shared by the reads of this process, each under its
+// liveWorld's read lock (read actions must not change a world, as under
+// the memory store's read lock). A write recorded as an operation runs on
+// the cached world itself, under that lock's write side, and the world
+// counts as at the write's version only once the write is stored; a write
+// that is not stored gives the world up (see redis_live.go). Any other
+// write runs on a private copy (privateCopy), which replaces the entry
+// once saved.
 //
 // The cache is bounded by an estimate of its bytes and evicts by second
 // chance (CLOCK), an approximation of least recently used: a hit only sets
@@ -55,15 +59,20 @@ type worldKey struct{ id, twin string }
 
 // worldEntry is one cached world. Every field but the ring links is fixed
 // once the entry is in the cache, so a caller may keep using an entry it got
-// after the cache evicted or replaced it.
+// after the cache evicted or replaced it; the world itself is used only
+// under live's lock, and may be at a later version than ver (live.ver).
 type worldEntry struct {
 	key     worldKey
 	created int64 // the sandbox's CreatedAt (Unix ns): its incarnation
 	ver     int64
-	// doc is the world's whole document, when this process has it (a
-	// world saved as a delta has none; twins without CopyWorld always do).
+	// doc is the world's whole document at ver, when this process has it
+	// (a world saved as a delta has none; twins without CopyWorld always
+	// do).
 	doc   []byte
 	world any
+	// live guards world; entries of the same world changed in place share
+	// it.
+	live *liveWorld
 	// base, dlen and docLen describe the state in Redis at ver: the
 	// version of its base document, the bytes of the deltas after it and
 	// the base document's length (see redis_delta.go).
@@ -131,7 +140,7 @@ func (c *worldCache) evictShard(sh *worldShard, limit int64) {
 // put caches a world at version ver, unless the cache already holds a
 // newer version of it. world must never change after this.
 func (c *worldCache) put(id, twin string, created, ver int64, doc []byte, world any) {
-	c.putEntry(id, twin, created, &worldEntry{ver: ver, doc: doc, world: world, base: ver, docLen: int64(len(doc))})
+	c.putEntry(id, twin, created, &worldEntry{ver: ver, doc: doc, world: world, live: newLive(ver), base: ver, docLen: int64(len(doc))})
 }
 
 // putEntry caches e (its ver, doc, world, base, dlen and docLen set),
@@ -170,6 +179,16 @@ func (c *worldCache) drop(id, twin string) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if e := sh.m[worldKey{id, twin}]; e != nil {
+		c.remove(sh, e)
+	}
+}
+
+// dropLive forgets the twin's world if the cache still holds l's.
+func (c *worldCache) dropLive(id, twin string, l *liveWorld) {
+	sh := &c.shards[shardOf(id)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if e := sh.m[worldKey{id, twin}]; e != nil && e.live == l {
 		c.remove(sh, e)
 	}
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -14,62 +15,84 @@ import (
 	"github.com/pomehq/pome/twins/all"
 )
 
-// A twin's world on Redis: a base document and the deltas of the writes
-// after it.
+// A twin's world on Redis: a base document and the writes after it, each
+// saved as the operation that made it.
 //
 // A world is one Go value whose JSON document can run to megabytes (a
-// repository of 10,000 issues is about 9 MB). Saving the whole document on
-// every write made each write cost its world's size three times over:
-// encoding it, moving it to Redis, and Redis copying it into the hash
-// (a 9 MB world took 143–253 ms per write, and eight such writers held up
-// every other sandbox's calls behind Redis and the round-trip batcher).
-// A write now saves only what it changed: twins.WorldDelta compares the
-// world the write started from (the immutable world this process caches)
-// with the private copy the write changed, and encodes only the values
-// that differ, a few hundred bytes for a comment however large the world.
+// repository of 10,000 issues is about 5 MB). Saving the whole document
+// on every write made each write cost its world's size three times over
+// (encoding it, moving it to Redis, Redis copying it into the hash). Saving
+// only the write's world delta (twins.WorldDelta, comparing the world
+// before with a private copy the write changed) took the document off the
+// wire, but the copy (Twin.CopyWorld) and the comparison each still
+// walked the whole world: 1 to 19 ms of CPU per write from 10 to 10,000
+// issues.
+//
+// A write is now saved as its operation (twins.Op): the action's name, its
+// input, and what it read of the call besides its world (the sandbox
+// clock's readings, the API URL, the transport, the credential kind, the
+// headers it asked for), which Manager.Invoke records as the action runs.
+// The twins are deterministic (no randomness, no clock but the Env's), so
+// the operation run again on the world before it makes the same world
+// after it. That lets the writer run the action on the world it caches, in
+// place, as the memory store does, holding the twin's in-process lock, its
+// Redis lease (or the version its call's authorization saw), and the
+// world's lock for writing until the write is stored or given up (see
+// redis_live.go for what a write that is not stored does); nothing is
+// copied, compared or encoded but the operation. A replica whose cached
+// world is behind runs the operations after its version on it, in place; a
+// replica with nothing cached decodes the base and runs the operations
+// after it. A write costs what its action costs, wherever its world is
+// cached; twinstest.Call checks for every write the twins' action tests
+// make that its operation replays to the writer's world.
+//
+// A write that cannot be recorded as an operation (an input that does not
+// come back the same from its JSON, a caller of Update other than Invoke)
+// still runs on a private copy and is saved as its world delta, or as the
+// whole document when the delta is not smaller than half of it; the two
+// kinds of delta can follow each other in one history (a world delta
+// starts with '[', an operation with '{').
+//
+// The rejected design: writes reporting which objects they touched, the
+// store encoding only those. It needs every action of every twin to name
+// what it changed, and a missed name is a replica that silently diverges;
+// an operation is found by no action's code and checked by replaying it.
 //
 // The state hash keeps, besides 'ver':
 //
 //	doc    the base document: the whole world at version 'base'
 //	base   the version of doc (absent: 'ver', the layout before deltas)
-//	dN     the delta of the write that made version N, base < N <= ver
+//	dN     the operation (or world delta) of the write that made version
+//	       N, base < N <= ver
 //	dlen   the bytes of those deltas, for compaction
 //
 // A save checks the version and the lease, appends its delta as field
 // d(ver+1) and bumps 'ver', in the one script that also (for a held write)
-// appends its tape row and sets the key's expiry: every guarantee of the
-// whole-document save (no lost update, one script per write, a resend
-// answered once) is kept, since only what the script stores changed. A
-// reader whose cached world is at version v, base <= v < ver, gets the
-// deltas after v and applies them (twins.ApplyDelta, then Twin.CopyWorld,
-// which rebuilds the twin's indexes); a reader with nothing cached gets
-// doc and every delta after it.
+// appends its tape row and sets the key's expiry: no lost update, one
+// script per write, a resend answered once.
 //
 // Why deltas in the one hash rather than a key per object: a world is one
 // Go value whose shape each twin defines (repositories holding issues
 // holding comments), with indexes that are rebuilt over the whole world;
 // per-object keys would need each twin to name its objects and every read
-// to gather them, while a delta is found by comparing two values of any
-// shape and the world is still read as one document. Keeping the deltas
-// as fields of the state hash keeps one key per world: the same slot on
-// Redis Cluster (one hash tag), the same expiry (Stop's PEXPIREAT and key
-// expiry cover them), the same Discard.
+// to gather them. Keeping the deltas as fields of the state hash keeps one
+// key per world: the same slot on Redis Cluster (one hash tag), the same
+// expiry (Stop's PEXPIREAT and key expiry cover them), the same Discard.
 //
 // Compaction: once the deltas after the base reach a quarter of the base
 // document (at least compactMinBytes) or compactMaxDeltas of them, the
-// process that wrote the last one encodes its world at that version and
-// stores it as the new base, dropping the deltas up to it (compactScript),
-// off the write's own path. Encoding the whole world once per that many
-// delta bytes keeps a write's share of it proportional to its delta, and
-// bounds a cold read to the base and deltas of at most a quarter of it.
-// A compaction needs no lease: it replaces a prefix of the history with
-// an equal document, so it can race any write (which appends past it).
+// process that wrote the last one encodes its world at the version it is
+// at and stores it as the new base, dropping the deltas up to it
+// (compactScript), off the write's own path. Encoding the whole world once
+// per that many deltas keeps a write's share of it small, and bounds what
+// a cold read decodes and runs again. A compaction needs no lease: it
+// replaces a prefix of the history with an equal document, so it can race
+// any write (which appends past it).
 //
 // State written by an earlier build (no 'base', a whole document) is read
-// as a base with no deltas. An earlier build reads only 'doc', which is
-// then the base, not the current world: replicas of the two builds must
-// not serve one Redis side by side (stop the old ones first, as for the
-// tape-row change).
+// as a base with no deltas. An earlier build reads only 'doc', or cannot
+// run operations, so replicas of two builds must not serve one Redis side
+// by side (stop the old ones first, as for the tape-row change).
 
 // Kinds of what a save stores (ARGV of the save scripts).
 const (
@@ -302,51 +325,6 @@ func parseState(res []any) (*stateRead, error) {
 	return r, nil
 }
 
-// worldFrom builds the world a read answered: cached (the reader's entry,
-// which a reply without a document continues), the base document, then
-// the deltas. The entry it returns is not cached yet.
-func worldFrom(tw *twins.Twin, cached *worldEntry, r *stateRead) (*worldEntry, error) {
-	e := &worldEntry{ver: r.ver, base: r.base, dlen: r.dlen}
-	var world any
-	switch {
-	case r.short:
-		if cached == nil || cached.ver != r.ver {
-			return nil, fmt.Errorf("%s state: version %d answered without its document", tw.Name, r.ver)
-		}
-		return cached, nil
-	case r.doc != nil:
-		w, err := tw.DecodeWorld(r.doc)
-		if err != nil {
-			return nil, fmt.Errorf("%s state: %w", tw.Name, err)
-		}
-		world, e.docLen = w, int64(len(r.doc))
-		if len(r.deltas) == 0 {
-			e.doc = r.doc
-		}
-	case cached != nil && cached.ver == r.from:
-		world, e.docLen = cached.world, cached.docLen
-	default:
-		return nil, fmt.Errorf("%s state: deltas from version %d answered without their base", tw.Name, r.from)
-	}
-	if len(r.deltas) > 0 {
-		if tw.CopyWorld == nil {
-			return nil, fmt.Errorf("%s state: stored as deltas, which this twin cannot apply", tw.Name)
-		}
-		for i, d := range r.deltas {
-			w, err := twins.ApplyDelta(world, d)
-			if err != nil {
-				return nil, fmt.Errorf("%s state: version %d: %w", tw.Name, r.from+int64(i)+1, err)
-			}
-			world = w
-		}
-		// Rebuilds what the twin keeps beside the document (indexes), and
-		// shares nothing with the world the deltas were applied to.
-		world = tw.CopyWorld(world)
-	}
-	e.world = world
-	return e, nil
-}
-
 // encodeWrite encodes what a save of world, made from the cached world
 // before, stores: its delta when the twin's worlds can be compared (it
 // has a CopyWorld) and the delta is smaller than half the world, else the
@@ -369,21 +347,24 @@ func (s *RedisStore) encodeWrite(tw *twins.Twin, before *worldEntry, world any) 
 }
 
 // savedEntry is the cache entry of world, saved at ver as kind/payload on
-// top of before.
-func savedEntry(before *worldEntry, ver int64, kind string, payload []byte, world any) *worldEntry {
+// top of before, guarded by live.
+func savedEntry(before *worldEntry, ver int64, kind string, payload []byte, world any, live *liveWorld) *worldEntry {
 	if kind == saveWhole || before == nil {
-		return &worldEntry{ver: ver, doc: payload, world: world, base: ver, docLen: int64(len(payload))}
+		return &worldEntry{ver: ver, doc: payload, world: world, live: live, base: ver, docLen: int64(len(payload))}
 	}
-	return &worldEntry{ver: ver, world: world, base: before.base, dlen: before.dlen + int64(len(payload)), docLen: before.docLen}
+	return &worldEntry{ver: ver, world: world, live: live, base: before.base, dlen: before.dlen + int64(len(payload)), docLen: before.docLen}
 }
 
 // cacheSaved caches the entry of a world just saved and, if its deltas
 // are due, compacts them.
 func (s *RedisStore) cacheSaved(sb *Sandbox, twin string, e *worldEntry) {
-	created := sb.CreatedAt.UnixNano()
-	s.worlds.putEntry(sb.ID, twin, created, e)
+	s.cacheSavedAt(sb.ID, twin, sb.CreatedAt.UnixNano(), e)
+}
+
+func (s *RedisStore) cacheSavedAt(id, twin string, created int64, e *worldEntry) {
+	s.worlds.putEntry(id, twin, created, e)
 	if e.ver-e.base >= int64(s.compactDeltas()) || e.dlen >= max(e.docLen/4, s.compactBytes()) {
-		s.compact(sb.ID, twin, created, e)
+		s.compact(id, twin, created, e)
 	}
 }
 
@@ -410,15 +391,22 @@ func (s *RedisStore) compact(id, twin string, created int64, e *worldEntry) {
 	}
 	run := func() {
 		defer s.compacting.Delete(key)
+		// The world may have moved on in place since e was saved: it is
+		// encoded at the (stored) version it is at.
+		if !e.read() {
+			return
+		}
+		ver := e.live.ver
 		doc, err := json.Marshal(e.world)
+		e.unread()
 		if err != nil {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		left, err := compactScript.Run(ctx, s.rdb, []string{stateKey(id, twin)}, e.ver, doc).Int64()
+		left, err := compactScript.Run(ctx, s.rdb, []string{stateKey(id, twin)}, ver, doc).Int64()
 		if err == nil && left >= 0 {
-			s.worlds.rebase(id, twin, created, e.ver, left, int64(len(doc)))
+			s.worlds.rebase(id, twin, created, ver, left, int64(len(doc)))
 		}
 	}
 	if s.compactSync {
@@ -443,7 +431,7 @@ func (c *worldCache) rebase(id, twin string, created, ver, left, docLen int64) {
 	if old == nil || old.created != created || old.ver < ver || old.base >= ver {
 		return
 	}
-	e := &worldEntry{key: k, created: created, ver: old.ver, doc: old.doc, world: old.world, base: ver, dlen: left, docLen: docLen}
+	e := &worldEntry{key: k, created: created, ver: old.ver, doc: old.doc, world: old.world, live: old.live, base: ver, dlen: left, docLen: docLen}
 	e.cost = entryCost(e)
 	c.remove(sh, old)
 	sh.m[k] = e
@@ -479,92 +467,107 @@ func (k *knownTwins) get(name string) *twins.Twin {
 // delta follows it, else the world rebuilt (or cached here) encoded.
 func (s *RedisStore) State(ctx context.Context, sb *Sandbox, twin string) ([]byte, error) {
 	created := sb.CreatedAt.UnixNano()
-	cached := s.worlds.get(sb.ID, twin, created)
-	have := ""
-	if cached != nil {
-		have = strconv.FormatInt(cached.ver, 10)
-	}
-	res, err := readScript.Run(ctx, s.rdb, []string{stateKey(sb.ID, twin)}, have).Slice()
-	if err != nil {
-		return nil, notFound(err)
-	}
-	r, err := parseState(res)
-	if err != nil {
-		return nil, err
-	}
-	if r.short {
-		if cached.doc != nil {
+	for try := 0; ; try++ {
+		var cached *worldEntry
+		if try == 0 {
+			cached = s.worlds.get(sb.ID, twin, created)
+		}
+		have := ""
+		if cached != nil {
+			have = strconv.FormatInt(cached.ver, 10)
+		}
+		res, err := readScript.Run(ctx, s.rdb, []string{stateKey(sb.ID, twin)}, have).Slice()
+		if err != nil {
+			return nil, notFound(err)
+		}
+		r, err := parseState(res)
+		if err != nil {
+			return nil, err
+		}
+		if r.short && cached.doc != nil {
 			return cached.doc, nil
 		}
-		return json.Marshal(cached.world)
+		if !r.short && len(r.deltas) == 0 {
+			return r.doc, nil
+		}
+		tw := s.twins.get(twin)
+		if tw == nil {
+			return nil, fmt.Errorf("%s state: stored as deltas of a twin this server does not know", twin)
+		}
+		e, err := catchUp(tw, sb.ID, cached, r)
+		if errors.Is(err, errGivenUp) && try == 0 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !e.read() {
+			if try == 0 {
+				continue
+			}
+			return nil, fmt.Errorf("%s state: %w", twin, errGivenUp)
+		}
+		doc, err := json.Marshal(e.world)
+		e.unread()
+		return doc, err
 	}
-	if len(r.deltas) == 0 {
-		return r.doc, nil
-	}
-	tw := s.twins.get(twin)
-	if tw == nil {
-		return nil, fmt.Errorf("%s state: stored as deltas of a twin this server does not know", twin)
-	}
-	e, err := worldFrom(tw, cached, r)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(e.world)
 }
 
 // readWorld returns the twin's current world for a read, which must not
-// change it: the cached one when Redis still holds its version, else the
-// stored one (the deltas after the cached version, or the base and its
-// deltas), built and cached.
-func (s *RedisStore) readWorld(ctx context.Context, sb *Sandbox, tw *twins.Twin) (any, error) {
+// change it, and the function to call once done with it: the cached one
+// when Redis still holds its version, else the stored one (the deltas
+// after the cached version applied to it, or the base and its deltas),
+// built and cached.
+func (s *RedisStore) readWorld(ctx context.Context, sb *Sandbox, tw *twins.Twin) (any, func(), error) {
 	created := sb.CreatedAt.UnixNano()
-	cached := s.worlds.get(sb.ID, tw.Name, created)
-	have := ""
-	if cached != nil {
-		if sb.view.serves(tw.Name, cached.ver) {
-			// The authorization of this call saw this very version.
-			return cached.world, nil
+	for try := 0; ; try++ {
+		var cached *worldEntry
+		if try == 0 {
+			cached = s.worlds.get(sb.ID, tw.Name, created)
 		}
-		have = strconv.FormatInt(cached.ver, 10)
+		have := ""
+		if cached != nil {
+			if sb.view.serves(tw.Name, cached.ver) && cached.read() {
+				// The authorization of this call saw this very version
+				// (or this process stored a later one since).
+				return cached.world, cached.unread, nil
+			}
+			have = strconv.FormatInt(cached.ver, 10)
+		}
+		res, err := s.runScript(ctx, readScript, []string{stateKey(sb.ID, tw.Name)}, have).Slice()
+		if err != nil {
+			return nil, nil, notFound(err)
+		}
+		r, err := parseState(res)
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := catchUp(tw, sb.ID, cached, r)
+		if errors.Is(err, errGivenUp) && try == 0 {
+			s.worlds.dropLive(sb.ID, tw.Name, cached.live)
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if e != cached {
+			s.worlds.putEntry(sb.ID, tw.Name, created, e)
+		}
+		if e.read() {
+			return e.world, e.unread, nil
+		}
+		if try > 0 {
+			return nil, nil, fmt.Errorf("%s state: %w", tw.Name, errGivenUp)
+		}
 	}
-	res, err := s.runScript(ctx, readScript, []string{stateKey(sb.ID, tw.Name)}, have).Slice()
-	if err != nil {
-		return nil, notFound(err)
-	}
-	r, err := parseState(res)
-	if err != nil {
-		return nil, err
-	}
-	e, err := worldFrom(tw, cached, r)
-	if err != nil {
-		return nil, err
-	}
-	if e != cached {
-		s.worlds.putEntry(sb.ID, tw.Name, created, e)
-	}
-	return e.world, nil
 }
 
-// save stores the world fn changed, made from the cached world before,
-// under the lease token (empty: none held), and caches it at the version
-// it was saved at. It reports false when the version moved on or another
-// writer holds the lease, and returns fnErr once saved.
-func (s *RedisStore) save(ctx context.Context, sb *Sandbox, tw *twins.Twin, before *worldEntry, world any, token string, fnErr error) (bool, error) {
-	// A mutated world is saved even when fn failed: some vendor calls fail
-	// and still change state (a declined card leaves a failed charge).
-	kind, payload, err := s.encodeWrite(tw, before, world)
-	if err != nil {
-		return false, err
-	}
-	saved, err := s.saveEncoded(ctx, sb, tw, before, kind, payload, world, token)
-	if !saved || err != nil {
-		return saved, err
-	}
-	return true, fnErr
-}
-
-// saveEncoded is save of a write already encoded.
-func (s *RedisStore) saveEncoded(ctx context.Context, sb *Sandbox, tw *twins.Twin, before *worldEntry, kind string, payload []byte, world any, token string) (bool, error) {
+// saveEncoded stores a write encoded as kind/payload, made from the
+// cached world before, under the lease token (empty: none held). world
+// is the world it made: a private copy, or before's own world changed in
+// place by pw (which it then commits or aborts). It reports false when
+// the version moved on or another writer holds the lease.
+func (s *RedisStore) saveEncoded(ctx context.Context, sb *Sandbox, tw *twins.Twin, before *worldEntry, kind string, payload []byte, world any, token string, pw *placeWrite) (bool, error) {
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, tw.Name), lockKey(sb.ID, tw.Name)}
 	ver := before.ver
 	// The save waits for its answer even once the call is cancelled: sent,
@@ -572,22 +575,32 @@ func (s *RedisStore) saveEncoded(ctx context.Context, sb *Sandbox, tw *twins.Twi
 	// (to record the call, and to cache what it saved).
 	res, err := s.runScript(uncancelled(ctx), saveScript, keys, strconv.FormatInt(ver, 10), payload, token, writeID(), kind).Int64()
 	if err != nil {
+		pw.abort()
 		return false, fmt.Errorf("redis save: %w", err)
 	}
 	switch {
+	case res == ver+1 && pw != nil:
+		pw.commit(res, kind, payload)
+		return true, nil
 	case res == ver+1:
 		// The state at res is this world, and this is fn's last use of
 		// it: from here on it is shared, read-only.
-		s.cacheSaved(sb, tw.Name, savedEntry(before, res, kind, payload, world))
+		s.cacheSaved(sb, tw.Name, savedEntry(before, res, kind, payload, world, newLive(res)))
 		return true, nil
 	case res > 0:
 		// Saved, but at a version this code did not expect (a replica of
 		// another version?): cache nothing rather than guess.
+		pw.abort()
 		s.worlds.drop(sb.ID, tw.Name)
 		return true, nil
 	case res == 0:
+		if pw != nil && token == "" {
+			s.conflict(sb.ID, tw.Name)
+		}
+		pw.abort()
 		return false, nil
 	default:
+		pw.abort()
 		return false, ErrNotFound
 	}
 }
@@ -595,7 +608,7 @@ func (s *RedisStore) saveEncoded(ctx context.Context, sb *Sandbox, tw *twins.Twi
 // privateCopy returns a copy of the cached world e for a write to change:
 // copied from the decoded world (Twin.CopyWorld) where the twin can, which
 // costs a fraction of decoding its document again. The cached world itself
-// is never written to.
+// is not written to. The caller holds e for reading.
 func privateCopy(tw *twins.Twin, e *worldEntry) (any, error) {
 	if tw.CopyWorld != nil && e.world != nil {
 		return tw.CopyWorld(e.world), nil

@@ -83,6 +83,10 @@ type pendingSave struct {
 	token   string // the Redis lease held for it; "" when none
 	unlock  func() // the twin's in-process writer lock, held for it
 	tried   bool   // an append was sent with it (its outcome may be unknown)
+	// pw is the write when it ran on the cached world in place, which it
+	// holds until stored or given up (redis_live.go); nil for a private
+	// copy.
+	pw *placeWrite
 }
 
 // writeHolder is a store whose writes can wait for the call's row.
@@ -138,19 +142,16 @@ func (s *RedisStore) holdWrites(sb *Sandbox, afterConflict bool) {
 	sb.hold = &heldWrite{leased: afterConflict}
 }
 
-// stage keeps the world a write made for Append to store with the call's
-// row, taking over the twin's in-process lock (*unlock is cleared) and the
-// lease token. It reports false, having kept nothing, when sb does not hold
-// its writes.
-func (s *RedisStore) stage(sb *Sandbox, tw *twins.Twin, before *worldEntry, world any, token string, unlock *func()) (bool, error) {
+// stage keeps the world a write made, encoded as kind/payload, for Append
+// to store with the call's row, taking over the twin's in-process lock
+// (*unlock is cleared), the lease token and pw, the write in place if it
+// is one. It reports false, having kept nothing, when sb does not hold its
+// writes.
+func (s *RedisStore) stage(sb *Sandbox, tw *twins.Twin, before *worldEntry, kind string, payload []byte, world any, token string, unlock *func(), pw *placeWrite) (bool, error) {
 	if sb.hold == nil || sb.pendingSave() != nil {
 		return false, nil
 	}
-	kind, payload, err := s.encodeWrite(tw, before, world)
-	if err != nil {
-		return false, err
-	}
-	sb.hold.p = &pendingSave{tw: tw, ver: before.ver, before: before, kind: kind, payload: payload, world: world, token: token, unlock: *unlock}
+	sb.hold.p = &pendingSave{tw: tw, ver: before.ver, before: before, kind: kind, payload: payload, world: world, token: token, unlock: *unlock, pw: pw}
 	*unlock = nil
 	return true, nil
 }
@@ -176,23 +177,34 @@ func (s *RedisStore) appendSaving(ctx context.Context, sb *Sandbox, row *tape.Ro
 		// settle to give up. The in-process lock only spares this
 		// process's writers a conflict; it is not held while Redis is
 		// unreachable, or they would queue behind retries that may last
-		// seconds.
+		// seconds. A world changed in place is given up: whether the
+		// write is stored is not known.
+		p.pw.abort()
 		p.release()
 		return 0, fmt.Errorf("redis save and append: %w", err)
 	}
 	sb.hold.p = nil
 	defer p.release()
 	switch {
+	case seq > 0 && p.pw != nil:
+		p.pw.commit(p.ver+1, p.kind, p.payload)
+		row.Seq = seq
+		return seq, nil
 	case seq > 0:
 		// The world is the state at the version after the one it was
 		// made from, and from here on shared, read-only.
-		s.cacheSaved(sb, row.Twin, savedEntry(p.before, p.ver+1, p.kind, p.payload, p.world))
+		s.cacheSaved(sb, row.Twin, savedEntry(p.before, p.ver+1, p.kind, p.payload, p.world, newLive(p.ver+1)))
 		row.Seq = seq
 		return seq, nil
 	case seq == 0:
+		if p.pw != nil && p.token == "" {
+			s.conflict(sb.ID, row.Twin)
+		}
+		p.pw.abort()
 		sb.hold.stale.Store(true)
 		return 0, ErrStale
 	default:
+		p.pw.abort()
 		// Gone since the call was authorized: served again, the call
 		// meets the sandbox's absence rather than an answer for a write
 		// that was never stored.
@@ -213,7 +225,7 @@ func (s *RedisStore) settle(ctx context.Context, sb *Sandbox) {
 		return
 	}
 	// Never appended: save the world alone, as an unheld write does.
-	saved, err := s.saveEncoded(context.WithoutCancel(ctx), sb, p.tw, p.before, p.kind, p.payload, p.world, p.token)
+	saved, err := s.saveEncoded(context.WithoutCancel(ctx), sb, p.tw, p.before, p.kind, p.payload, p.world, p.token, p.pw)
 	switch {
 	case err != nil && !errors.Is(err, ErrNotFound):
 		s.giveUp(ctx, sb, p)
@@ -235,6 +247,7 @@ func (s *RedisStore) abandon(sb *Sandbox) {
 // go rather than waited out by every other writer of the twin.
 func (s *RedisStore) giveUp(ctx context.Context, sb *Sandbox, p *pendingSave) {
 	sb.hold.failed.Store(true)
+	p.pw.abort()
 	p.release()
 	if p.token != "" {
 		releaseScript.Run(context.WithoutCancel(ctx), s.rdb, []string{lockKey(sb.ID, p.tw.Name)}, p.token)

@@ -253,7 +253,11 @@ func Header(ctx context.Context, name string) string {
 		d.noteHeader(name)
 	}
 	h, _ := ctx.Value(headersKey{}).(map[string][]string)
-	return HeaderIn(h, name)
+	v := HeaderIn(h, name)
+	if note, ok := ctx.Value(headerNoteKey{}).(func(name, value string)); ok {
+		note(name, v)
+	}
+	return v
 }
 
 // HeaderIn is Header's lookup in a header map: the first value of the
@@ -265,6 +269,14 @@ func HeaderIn(h map[string][]string, name string) string {
 		}
 	}
 	return ""
+}
+
+type headerNoteKey struct{}
+
+// withHeaderNote has note told of every header a handler running with ctx
+// reads (Header), with the value it got (see Op).
+func withHeaderNote(ctx context.Context, note func(name, value string)) context.Context {
+	return context.WithValue(ctx, headerNoteKey{}, note)
 }
 
 // ReadDeps records what a read's answer depended on besides its world,

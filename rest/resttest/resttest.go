@@ -24,7 +24,9 @@ import (
 // NewStore returns the store tests run on: the memory store, or Redis when
 // POME_TEST_STORE=redis and POME_TEST_REDIS_URL are set (CI runs the twin
 // suites both ways, so every world also survives the JSON round trip the
-// Redis store puts it through on every call).
+// Redis store puts it through on every call). On Redis every write saved
+// as an operation is also run again as another replica would run it, and
+// the test fails if that makes a world other than the writer's.
 func NewStore(t testing.TB) session.Store {
 	t.Helper()
 	var store session.Store = session.NewMemoryStore(nil, 0)
@@ -33,7 +35,14 @@ func NewStore(t testing.TB) session.Store {
 		if err != nil {
 			t.Fatal(err)
 		}
-		store = session.NewRedisStore(client, nil)
+		rs := session.NewRedisStore(client, nil)
+		rs.VerifyOperations()
+		t.Cleanup(func() {
+			for _, f := range rs.OperationFaults() {
+				t.Errorf("a write does not replay: %s", f)
+			}
+		})
+		store = rs
 	}
 	t.Cleanup(func() { store.Close() })
 	return store

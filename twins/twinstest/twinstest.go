@@ -77,6 +77,18 @@ func Call(t testing.TB, tw *twins.Twin, world any, name, args string) Result {
 	if err != nil {
 		return Result{Err: twins.AsError(err)}
 	}
+	// A write is recorded as the Redis store records it, to be replayed
+	// below on the world as it was.
+	var op *twins.Op
+	var before []byte
+	if a.Spec().Effect != twins.Read {
+		if op = twins.NewOp(a, in); op != nil {
+			ctx = op.Recording(ctx)
+			if before, err = json.Marshal(world); err != nil {
+				t.Fatalf("world does not marshal: %v", err)
+			}
+		}
+	}
 	out, err := a.Run(ctx, world, in)
 	// A world must survive the JSON round trip the Redis store puts it
 	// through, and the copy it makes for a write must be that round trip.
@@ -87,7 +99,42 @@ func Call(t testing.TB, tw *twins.Twin, world any, name, args string) Result {
 	if call.Mutated() {
 		CheckCopy(t, tw, world, doc)
 	}
+	if op != nil {
+		CheckReplay(t, tw, before, op, doc)
+		// A write that reports no change is not saved (the Redis store
+		// then keeps the world it ran on as it is): it must have changed
+		// nothing.
+		if !call.Mutated() && !call.Bookkeeping() && !bytes.Equal(doc, before) {
+			t.Fatalf("%s: %s(%s) reports no change but changed the world\nbefore: %.1500s\nafter:  %.1500s", tw.Name, name, args, before, doc)
+		}
+	}
 	return Result{Out: out, Err: twins.AsError(err), Mutated: call.Mutated()}
+}
+
+// CheckReplay fails the test unless op, a write recorded on the world whose
+// document is before, replays (twins.Replay) on that world decoded, as
+// another replica of the Redis store runs it, to the world whose document
+// is after: the writer's.
+func CheckReplay(t testing.TB, tw *twins.Twin, before []byte, op *twins.Op, after []byte) {
+	t.Helper()
+	data, err := op.Encode()
+	if err != nil {
+		t.Fatalf("%s: operation %s does not encode: %v", tw.Name, op.Action, err)
+	}
+	replica, err := tw.DecodeWorld(before)
+	if err != nil {
+		t.Fatalf("%s: DecodeWorld: %v", tw.Name, err)
+	}
+	if err := twins.Replay(tw, Env(tw.Name).SandboxID, replica, data); err != nil {
+		t.Fatalf("%s: operation %s: %v", tw.Name, op.Action, err)
+	}
+	got, err := json.Marshal(replica)
+	if err != nil {
+		t.Fatalf("%s: replayed world does not marshal: %v", tw.Name, err)
+	}
+	if !bytes.Equal(got, after) {
+		t.Fatalf("%s: operation %s replays to a world other than the writer's\nreplica: %.2000s\nwriter:  %.2000s", tw.Name, data, got, after)
+	}
 }
 
 // CheckCopy fails the test unless the twin's CopyWorld (when it has one)
