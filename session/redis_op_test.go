@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"testing"
@@ -282,19 +283,28 @@ func TestRedisWriteFlat(t *testing.T) {
 					}
 				}
 				write() // caches the world
-				var ms0, ms1 runtime.MemStats
-				const runs = 30
-				runtime.ReadMemStats(&ms0)
-				for range runs {
-					write()
+				// The memory statistics are the process's: other goroutines
+				// (a client still redialling a server an earlier test shut)
+				// add to them, so the least of three batches is kept.
+				const runs, batches = 30, 3
+				allocs[i], bytes[i] = math.Inf(1), math.Inf(1)
+				for range batches {
+					var ms0, ms1 runtime.MemStats
+					runtime.ReadMemStats(&ms0)
+					for range runs {
+						write()
+					}
+					runtime.ReadMemStats(&ms1)
+					allocs[i] = min(allocs[i], float64(ms1.Mallocs-ms0.Mallocs)/runs)
+					bytes[i] = min(bytes[i], float64(ms1.TotalAlloc-ms0.TotalAlloc)/runs)
 				}
-				runtime.ReadMemStats(&ms1)
-				allocs[i] = float64(ms1.Mallocs-ms0.Mallocs) / runs
-				bytes[i] = float64(ms1.TotalAlloc-ms0.TotalAlloc) / runs
 				s.Discard(ctx, sb.ID)
 			}
 			t.Logf("per write at 10 and 10,000 entities: %.0f and %.0f allocations, %.0f and %.0f bytes", allocs[0], allocs[1], bytes[0], bytes[1])
-			if allocs[1] > allocs[0]*1.15+10 || bytes[1] > bytes[0]*1.15+1024 {
+			// A write that copied, compared or encoded a world of 10,000
+			// entities would allocate tens of thousands of times, and
+			// megabytes: 16 KiB of slack in bytes still tells them apart.
+			if allocs[1] > allocs[0]*1.15+10 || bytes[1] > bytes[0]*1.15+16<<10 {
 				t.Fatalf("a write on a world of 10,000 entities allocates %.0f times (%.0f bytes), on one of 10 %.0f (%.0f bytes): it grows with the world", allocs[1], bytes[1], allocs[0], bytes[0])
 			}
 		})
