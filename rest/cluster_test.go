@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -74,14 +75,23 @@ type clusterNode struct {
 	rdb       *redis.Client
 }
 
-func freePort(t *testing.T) int {
+// clusterPort returns a free port from 20000 to 29999, below the kernel's
+// ephemeral range: a node keeps its port across the restarts of a test,
+// and a port the kernel hands out (":0") may be taken while the node is
+// down by any connection or listener of a test running beside it (CI saw
+// a restarted node never answer).
+func clusterPort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 1000 {
+		p := 20000 + rand.IntN(10000)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err == nil {
+			ln.Close()
+			return p
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free port from 20000 to 29999")
+	return 0
 }
 
 // startOwnCluster starts shards masters with one replica each and waits
@@ -99,7 +109,7 @@ func startOwnCluster(t *testing.T, shards int) *ownCluster {
 	began := time.Now()
 	c := &ownCluster{t: t, bin: bin, dir: t.TempDir(), shards: shards}
 	for i := 0; i < 2*shards; i++ {
-		n := &clusterNode{port: freePort(t), bus: freePort(t)}
+		n := &clusterNode{port: clusterPort(t), bus: clusterPort(t)}
 		n.rdb = redis.NewClient(&redis.Options{Addr: n.addr(), DialTimeout: time.Second, MaxRetries: -1})
 		t.Cleanup(func() { n.rdb.Close() })
 		c.nodes = append(c.nodes, n)
