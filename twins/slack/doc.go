@@ -55,8 +55,9 @@
 //   - messages: [{ts?, user | bot, username?, text, blocks?, attachments?,
 //     replies?, reactions?, pinned?, files?}]; a reply may set
 //     reply_broadcast. Users are referred to by name or id. Messages without
-//     a ts are placed an hour before the sandbox starts, one second apart in
-//     document order, so every message the agent posts comes after them.
+//     a ts are placed an hour before the second the sandbox starts in, one
+//     second apart in document order, so every message the agent posts
+//     comes after them.
 //   - reactions: [{name, users}]; bookmarks: [{title, link, emoji?}].
 //   - emoji: {"name": "https://…" | "alias:other"} custom emoji.
 //   - files: [{id?, name, title?, filetype?, content?, user?, channels?}];
