@@ -95,6 +95,9 @@ func budgetStores(t *testing.T) map[string]func() session.Store {
 				t.Fatal(err)
 			}
 			s := session.NewRedisStore(client, nil)
+			// The server budgets count every sandbox of the Redis
+			// database: this test's are counted apart from others'.
+			s.SetBudgetScope(session.NewRequestID())
 			t.Cleanup(func() { s.Close() })
 			return s
 		}
@@ -281,26 +284,43 @@ func controlErr(b []byte) (typ string, details map[string]any) {
 // setting, while the other team is still served; with a part as large as
 // the server's, the server's budget refuses with 503 and Retry-After.
 func TestServerWorldBudgetPerTeam(t *testing.T) {
+	for name, newStore := range budgetStores(t) {
+		t.Run(name, func(t *testing.T) { testServerWorldBudgetPerTeam(t, newStore) })
+	}
+}
+
+func testServerWorldBudgetPerTeam(t *testing.T, newStore func() session.Store) {
 	probe := startReal(t, rest.Config{}, nil)
 	c := probe.create(t, probe.KeyA, "github")
 	per := int64(2 * len(probe.state(t, probe.KeyA, c.SessionID, "github")))
 
-	s := startReal(t, rest.Config{MaxServerWorldBytes: 10 * per}, nil)
+	s := startReal(t, rest.Config{MaxServerWorldBytes: 10 * per}, newStore())
 	hdr := func(key string) map[string]string {
 		return map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 	}
+	var mine *session.Created
 	for i := 0; i < 5; i++ {
-		s.create(t, s.KeyA, "github")
+		mine = s.create(t, s.KeyA, "github")
 	}
 	st, _, b := doTB(t, "POST", s.URL+"/v1/sandboxes", hdr(s.KeyA), `{"twins":["github"]}`)
 	if typ, d := controlErr(b); st != 402 || typ != "quota_exceeded" || d["setting"] != "team_budget_percent" || d["budget"] != "team_world" || !strings.Contains(string(b), "max_server_world_bytes") {
 		t.Fatalf("team a past its part: %d %s", st, b)
 	}
+	// A write that would grow one of team a's worlds is refused in
+	// GitHub's shape, and changes nothing.
+	before := s.state(t, s.KeyA, mine.SessionID, "github")
+	st, b = growers(t)["github"].rest(mine.PerTwin["github"].APIURL, mine.ProviderCredentials["github"].Token, strings.Repeat("g", 2048))
+	if !strings.Contains(string(b), session.SettingTeamBudgetPercent) || st != 403 {
+		t.Errorf("growing write past team a's part: %d %s", st, b)
+	}
+	if after := s.state(t, s.KeyA, mine.SessionID, "github"); after != before {
+		t.Errorf("the refused write changed the world")
+	}
 	for i := 0; i < 5; i++ {
 		s.create(t, s.KeyB, "github")
 	}
 
-	s = startReal(t, rest.Config{MaxServerWorldBytes: 10 * per, TeamBudgetPercent: 100}, nil)
+	s = startReal(t, rest.Config{MaxServerWorldBytes: 10 * per, TeamBudgetPercent: 100}, newStore())
 	for i := 0; i < 10; i++ {
 		s.create(t, s.KeyA, "github")
 	}
@@ -315,8 +335,14 @@ func TestServerWorldBudgetPerTeam(t *testing.T) {
 // (the default is 4 GiB against 9 MB seeds) stop at the budget, and
 // discarding makes room again.
 func TestFloodOfLargeSeedsBounded(t *testing.T) {
+	for name, newStore := range budgetStores(t) {
+		t.Run(name, func(t *testing.T) { testFloodOfLargeSeedsBounded(t, newStore) })
+	}
+}
+
+func testFloodOfLargeSeedsBounded(t *testing.T, newStore func() session.Store) {
 	const budget = 4 << 20
-	s := startReal(t, rest.Config{MaxServerWorldBytes: budget, TeamBudgetPercent: 100}, nil)
+	s := startReal(t, rest.Config{MaxServerWorldBytes: budget, TeamBudgetPercent: 100}, newStore())
 	var issues []string
 	for i := 1; i <= 20; i++ {
 		issues = append(issues, fmt.Sprintf(`{"number":%d,"title":"t%d","user":"alice","body":%q}`, i, i, strings.Repeat("z", 400)))
@@ -356,7 +382,13 @@ func TestFloodOfLargeSeedsBounded(t *testing.T) {
 // a prefix), the team's creates are refused until it frees memory, and the
 // other team's tapes keep theirs.
 func TestServerTapeBudget(t *testing.T) {
-	s := startReal(t, rest.Config{MaxServerTapeBytes: 64 << 10}, nil)
+	for name, newStore := range budgetStores(t) {
+		t.Run(name, func(t *testing.T) { testServerTapeBudget(t, newStore) })
+	}
+}
+
+func testServerTapeBudget(t *testing.T, newStore func() session.Store) {
+	s := startReal(t, rest.Config{MaxServerTapeBytes: 64 << 10}, newStore())
 	a := s.create(t, s.KeyA, "github")
 	b := s.create(t, s.KeyB, "github")
 	read := vendorRead["github"]

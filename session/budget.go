@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/pomehq/pome/twins"
@@ -19,17 +20,10 @@ import (
 // (memRows), and still counts each row at its encoded size, so that a
 // budget means the same on every store and whatever the rows hold.
 //
-// The Redis store applies WorldBytes only (the manager measures the world
-// a write leaves); the server budgets and the team share are the memory
-// store's, and a Redis deployment is sized with Redis's own maxmemory.
-// Holding them on Redis is not a counter away: a total spans sandboxes, so
-// it lives outside every sandbox's hash slot, while a write's and an
-// append's script run in the sandbox's slot and a Redis Cluster refuses a
-// script over two slots (rediskeys.go); charging it in a round trip of its
-// own would add one to every call, each of which appends a row; and
-// nothing runs when a sandbox's keys expire, so what it held would have to
-// be given back lazily (holders in a sorted set by retain-until, swept by
-// the script that charges, as teamOpenKey is for the quota).
+// On Redis, the manager measures the world a write leaves against
+// WorldBytes, and the server budgets and team shares count every sandbox
+// of the deployment, whichever replica serves it, in keys of their own
+// (redis_budget.go).
 type Budgets struct {
 	// WorldBytes caps one twin's world in a sandbox, at create (the seed's
 	// world) and on every write that would grow it past.
@@ -95,6 +89,17 @@ func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
 type worldBudgeter interface {
 	SetBudgets(Budgets)
 	enforcesWorldBudget() bool
+}
+
+// sharedWorldBudget is a store whose server budgets count worlds at the
+// sizes the manager measures its writes at (the Redis store: see
+// redisBudget): worldMeasured counts a twin's world as size bytes, last
+// measured here at prev (-1: never), or refuses the write past a budget;
+// worldTight says the team or the server is near its budget, so that
+// every write is measured.
+type sharedWorldBudget interface {
+	worldMeasured(sb *Sandbox, twin string, prev, size int64) error
+	worldTight(team string) bool
 }
 
 // encodedSize is len(json.Marshal(v)), counted without keeping the bytes.
@@ -204,8 +209,22 @@ type sampledSize struct {
 // and each is measured on its next write.
 const worldSizesMax = 1 << 16
 
-// due reports whether this write to the twin's world must be measured.
+// last is the size the twin's world was last measured at here, or -1.
+func (w *worldSizes) last(sid, twin string) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if e := w.m[sid+"/"+twin]; e != nil {
+		return e.size
+	}
+	return -1
+}
+
+// due reports whether this write to the twin's world must be measured
+// (limit <= 0: no world budget, only the sampling).
 func (w *worldSizes) due(sid, twin string, limit int64) bool {
+	if limit <= 0 {
+		limit = math.MaxInt64 / (4 * roomyShare)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	e := w.m[sid+"/"+twin]

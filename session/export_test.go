@@ -22,6 +22,14 @@ var (
 	TeamUsageKey = teamUsageKey
 )
 
+// BudgetKeys are the keys of the server budgets' counters in scope.
+func BudgetKeys(scope string) []string {
+	return []string{budgetTotalsKey(scope), budgetHeldKey(scope), budgetRetainKey(scope)}
+}
+
+// FlushBudget sends what the store's calls added to the budget counters.
+func (s *RedisStore) FlushBudget(ctx context.Context) { s.budget.flush(ctx) }
+
 // LocalLocks reports how many per-twin local locks the store holds.
 func (s *RedisStore) LocalLocks() int { return s.locks.size() }
 

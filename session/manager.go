@@ -361,7 +361,7 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 		}
 		return nil, storeFailure(err)
 	}
-	if lim := m.Config.Budgets.WorldBytes; lim > 0 {
+	if _, shared := m.Store.(sharedWorldBudget); m.Config.Budgets.WorldBytes > 0 || shared {
 		// The seeds' sizes are measures of the worlds as created, so that
 		// a store whose writes are measured here (sampled, see Invoke)
 		// does not measure a whole world again at its first write.
@@ -631,8 +631,9 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 	// private copy, or gives up a world a refused write changed (the
 	// Redis store, see redis_live.go), so refusing one keeps nothing of it.
 	lim := m.Config.Budgets.WorldBytes
+	shared, _ := m.Store.(sharedWorldBudget)
 	measure := false
-	if write && lim > 0 {
+	if write && (lim > 0 || shared != nil) {
 		b, ok := m.Store.(worldBudgeter)
 		measure = !ok || !b.enforcesWorldBudget()
 	}
@@ -666,13 +667,18 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 		if op != nil {
 			op.setChanged(mutated || run.Bookkeeping())
 		}
-		if mutated && measure && m.sizes.due(sb.ID, tw.Name, lim) {
+		if mutated && measure && (m.sizes.due(sb.ID, tw.Name, lim) || (shared != nil && shared.worldTight(sb.Team))) {
 			size, merr := encodedSize(world)
 			if merr != nil {
 				return false, merr
 			}
-			if size > lim {
+			if lim > 0 && size > lim {
 				return false, &BudgetError{Budget: BudgetWorld, Twin: tw.Name, Team: sb.Team, Limit: lim, Size: size}
+			}
+			if shared != nil {
+				if berr := shared.worldMeasured(sb, tw.Name, m.sizes.last(sb.ID, tw.Name), size); berr != nil {
+					return false, berr
+				}
 			}
 			m.sizes.measured(sb.ID, tw.Name, size)
 		}

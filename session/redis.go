@@ -59,6 +59,8 @@ type RedisStore struct {
 	// verify, when set, checks every write saved as an operation by
 	// running it again (VerifyOperations).
 	verify *opVerifier
+	// budget counts sandboxes against the server budgets (redis_budget.go).
+	budget redisBudget
 }
 
 const (
@@ -82,10 +84,55 @@ func NewRedisStore(client redis.UniversalClient, now func() time.Time) *RedisSto
 	if now == nil {
 		now = time.Now
 	}
-	return &RedisStore{
+	s := &RedisStore{
 		rdb: client, now: now, maxTapeRows: DefaultMaxTapeRows,
 		worlds: newWorldCache(DefaultWorldCacheBytes),
 		batch:  newBatcher(client, defaultPipelineSenders),
+	}
+	s.budget.rdb, s.budget.now = client, now
+	s.SetBudgetScope("")
+	return s
+}
+
+// SetBudgets sets the budgets (zero fields: no limit). The world budget
+// is applied by the manager, which measures what writes leave; the server
+// budgets and the team shares count every sandbox of the deployment, in
+// Redis (redis_budget.go). Call it before serving.
+func (s *RedisStore) SetBudgets(b Budgets) { s.budget.b = b }
+
+// enforcesWorldBudget: the manager measures writes for this store.
+func (s *RedisStore) enforcesWorldBudget() bool { return false }
+
+// SetBudgetScope makes the store count its sandboxes against the server
+// budgets apart from other deployments on the same Redis database that
+// use another scope (the default scope is ""). Call it before serving.
+func (s *RedisStore) SetBudgetScope(scope string) {
+	s.budget.keys = []string{budgetTotalsKey(scope), budgetHeldKey(scope), budgetRetainKey(scope)}
+}
+
+// worldMeasured and worldTight serve Manager.Invoke's measures of writes
+// (see redisBudget).
+func (s *RedisStore) worldMeasured(sb *Sandbox, twin string, prev, size int64) error {
+	return s.budget.worldMeasured(sb, twin, prev, size)
+}
+
+func (s *RedisStore) worldTight(team string) bool { return s.budget.tight(team) }
+
+// tapeCap is the row cap an append passes its script: negative once the
+// team's or the server's tape budget is spent, which cuts the tape where
+// it is (luaAppendRow).
+func (s *RedisStore) tapeCap(sb *Sandbox) int64 {
+	if s.budget.tapeSpent(sb.Team) {
+		return -s.maxTapeRows
+	}
+	return s.maxTapeRows
+}
+
+// kept counts a row the append script answered seq for in the tape
+// budget, when it was kept.
+func (s *RedisStore) kept(sb *Sandbox, seq, capped, n int64) {
+	if capped > 0 && seq <= capped {
+		s.budget.row(sb, n)
 	}
 }
 
@@ -235,7 +282,7 @@ if at == -2 then return -1 end
 // luaAppendReplay starts the append scripts: it reads the state's version
 // and recent calls, and a call already appended gets its seq again.
 const luaAppendReplay = `
-local st = redis.call('HMGET', KEYS[2], 'ver', 'calls')
+local st = redis.call('HMGET', KEYS[2], 'ver', 'calls', 'cut')
 local done = recalled(st[2], ARGV[3])
 if done then return done end
 `
@@ -247,12 +294,22 @@ if done then return done end
 // script need not make. The row is stored as sent, without its seq: seq N
 // is at list index N-1 (rows past the cap are the ones not kept), and
 // TapeRaw puts it back. Splicing it in here made a new Lua string of the
-// whole row on every call, a fifth of the script's time.
+// whole row on every call, a fifth of the script's time. A negative cap
+// says the tape budget is spent (RedisStore.tapeCap): the tape is cut
+// where it is, in the state's 'cut' field, and keeps no row past it from
+// then on, whatever cap later appends bring, so its rows stay a prefix.
 const luaAppendRow = `
 if at < 0 then return redis.error_reply('sandbox meta without expiry') end
 local seq = redis.call('INCR', KEYS[3])
 if seq == 1 then redis.call('PEXPIREAT', KEYS[3], at) end
-if seq <= tonumber(ARGV[2]) then
+local cap = tonumber(ARGV[2])
+if cap < 0 and not st[3] then
+  st[3] = seq - 1
+  redis.call('HSET', KEYS[2], 'cut', st[3])
+end
+cap = math.abs(cap)
+if st[3] then cap = math.min(cap, tonumber(st[3])) end
+if seq <= cap then
   if redis.call('RPUSH', KEYS[4], ARGV[1]) == 1 then redis.call('PEXPIREAT', KEYS[4], at) end
 end
 redis.call('HSET', KEYS[2], 'calls', remember(st[2], ARGV[3], seq, ` + recentCalls + `))
@@ -298,6 +355,24 @@ func (s *RedisStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]
 	if created == 0 {
 		return ErrExists
 	}
+	// The sandbox is counted against the server budgets before it takes a
+	// slot of its team's quota, and given back if the quota refuses it.
+	// Each twin's world counts twice: its seed, kept for grading, and its
+	// state.
+	if s.budget.on() {
+		sizes := make(map[string]int64, len(worlds))
+		for _, name := range names {
+			sizes[name] = int64(len(worlds[name].Doc))
+		}
+		var seeds int64
+		for _, n := range sizes {
+			seeds += n
+		}
+		if err := s.budget.admit(ctx, sb, seeds, sizes); err != nil {
+			s.rdb.Del(context.WithoutCancel(ctx), append(keys, lockKeys(sb.ID, names)...)...)
+			return err
+		}
+	}
 
 	// The sandbox keys and the team keys live in different slots, so the
 	// quota is taken second and undone by deleting the sandbox if refused;
@@ -322,6 +397,7 @@ func (s *RedisStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]
 		return nil
 	}
 	s.rdb.Del(context.WithoutCancel(ctx), append(keys, lockKeys(sb.ID, names)...)...)
+	s.budget.release(context.WithoutCancel(ctx), sb.ID)
 	if err != nil {
 		return fmt.Errorf("redis quota: %w", err)
 	}
@@ -460,6 +536,7 @@ func (s *RedisStore) Stop(ctx context.Context, id string, at, retainUntil time.T
 		if err := teamStopScript.Run(ctx, s.rdb, []string{teamOpenKey(sb.Team), teamIndexKey(sb.Team)}, id, summary).Err(); err != nil {
 			return nil, fmt.Errorf("redis stop: team index: %w", err)
 		}
+		s.budget.retain(ctx, id, retainUntil)
 		return sb, nil
 	}
 }
@@ -491,6 +568,7 @@ func (s *RedisStore) Discard(ctx context.Context, id string) error {
 	}); err != nil {
 		return fmt.Errorf("redis discard: team index: %w", err)
 	}
+	s.budget.release(ctx, id)
 	return nil
 }
 
@@ -912,7 +990,8 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	}
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin)}
 	script, extra := appendFor(sb)
-	args := append([]any{data[len(seqPrefix):], s.maxTapeRows, callID(ctx)}, extra...)
+	capped := s.tapeCap(sb)
+	args := append([]any{data[len(seqPrefix):], capped, callID(ctx)}, extra...)
 	// As a save, the append waits for its answer even once the call is
 	// cancelled: sent, it may well have taken a seq.
 	seq, err := s.runScript(uncancelled(ctx), script, keys, args...).Int64()
@@ -931,6 +1010,7 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	if seq < 0 {
 		return 0, ErrNotFound
 	}
+	s.kept(sb, seq, capped, int64(len(data)-len(seqPrefix)))
 	row.Seq = seq
 	return seq, nil
 }
@@ -1011,6 +1091,7 @@ func (s *RedisStore) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Er
 // a batch fail with redis.ErrClosed; those on the wire fail with the
 // client; Close returns once the batch senders have stopped.
 func (s *RedisStore) Close() error {
+	s.budget.close()
 	s.compactWG.Wait()
 	s.batch.close()
 	err := s.rdb.Close()

@@ -51,6 +51,20 @@ func TestRedisClusterStore(t *testing.T) {
 	})
 }
 
+// TestRedisClusterStoreBudgeted runs the conformance suite on a Redis
+// Cluster with the server budgets on, so that creates, stops, discards
+// and appends run the budget script on its own slot too.
+func TestRedisClusterStoreBudgeted(t *testing.T) {
+	redisClusterURL(t)
+	scope := session.NewRequestID()
+	storetest.Run(t, func(t *testing.T, now func() time.Time) session.Store {
+		s := newRedisCluster(t, now)
+		s.SetBudgetScope(scope)
+		s.SetBudgets(session.Budgets{ServerWorldBytes: 1 << 30, ServerTapeBytes: 1 << 30, TeamShare: 0.5})
+		return s
+	})
+}
+
 // TestRedisClusterKeysOneSlot: every key of a sandbox is in one slot, and
 // every key of a team in one slot, as the cluster itself computes them.
 func TestRedisClusterKeysOneSlot(t *testing.T) {
@@ -63,7 +77,7 @@ func TestRedisClusterKeysOneSlot(t *testing.T) {
 	id := session.NewSandboxID()
 	keys := append(session.SandboxKeys(id, []string{"github", "slack"}), session.LockKey(id, "github"))
 	teams := []string{session.TeamIndexKey("acme"), session.TeamOpenKey("acme"), session.TeamUsageKey("acme")}
-	for _, group := range [][]string{keys, teams} {
+	for _, group := range [][]string{keys, teams, session.BudgetKeys(""), session.BudgetKeys("x")} {
 		var slots []int64
 		for _, k := range group {
 			slot, err := c.ClusterKeySlot(ctx, k).Result()

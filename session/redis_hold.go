@@ -170,8 +170,9 @@ func (p *pendingSave) release() {
 func (s *RedisStore) appendSaving(ctx context.Context, sb *Sandbox, row *tape.Row, p *pendingSave, data []byte) (int64, error) {
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin), lockKey(sb.ID, row.Twin)}
 	p.tried = true
+	capped := s.tapeCap(sb)
 	seq, err := s.runScript(uncancelled(ctx), saveAppendScript, keys,
-		data, s.maxTapeRows, callID(ctx), strconv.FormatInt(p.ver, 10), p.payload, p.token, p.kind).Int64()
+		data, capped, callID(ctx), strconv.FormatInt(p.ver, 10), p.payload, p.token, p.kind).Int64()
 	if err != nil {
 		// Kept for Manager.Record's retries (the same call id), or for
 		// settle to give up. The in-process lock only spares this
@@ -185,6 +186,9 @@ func (s *RedisStore) appendSaving(ctx context.Context, sb *Sandbox, row *tape.Ro
 	}
 	sb.hold.p = nil
 	defer p.release()
+	if seq > 0 {
+		s.kept(sb, seq, capped, int64(len(data)))
+	}
 	switch {
 	case seq > 0 && p.pw != nil:
 		p.pw.commit(p.ver+1, p.kind, p.payload)

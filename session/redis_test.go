@@ -71,6 +71,10 @@ func TestRedisKeyNames(t *testing.T) {
 		session.TeamUsageKey("acme"):        "pome:team:{acme}:usage",
 		session.StateKey(id, "slack"):       "pome:{ses_L2RwKae6MWKMg1v2}:slack:state",
 		session.TeamUsageKey("team_Z9-x_1"): "pome:team:{team_Z9-x_1}:usage",
+		session.BudgetKeys("")[0]:           "pome:{budget}:totals",
+		session.BudgetKeys("")[1]:           "pome:{budget}:held",
+		session.BudgetKeys("")[2]:           "pome:{budget}:retain",
+		session.BudgetKeys("t1")[0]:         "pome:{budgett1}:totals",
 	}
 	for got, want := range pins {
 		if got != want {

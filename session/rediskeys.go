@@ -72,3 +72,23 @@ const (
 	usageTwins   = "twins_started"
 	usageEvals   = "evals"
 )
+
+// budgetTag is the hash-tagged prefix of the keys that count what every
+// sandbox of a deployment holds against its memory budgets (Budgets,
+// redis_budget.go). They span sandboxes and teams, so they live in a slot
+// of their own, which only the budget script touches. scope separates the
+// counters of deployments that share one Redis database.
+func budgetTag(scope string) string { return keyPrefix + "{budget" + scope + "}:" }
+
+// budgetTotalsKey is a hash of bytes held: "w" and "t" for every
+// sandbox's worlds and tapes, "w:TEAM" and "t:TEAM" for one team's.
+func budgetTotalsKey(scope string) string { return budgetTag(scope) + "totals" }
+
+// budgetHeldKey is a hash of what each sandbox is counted for, by field:
+// "ID" its team, "ID|s" its seed documents, "ID|n" its twins (comma
+// separated), "ID|w|TWIN" a twin's current world, "ID|t" its tape rows.
+func budgetHeldKey(scope string) string { return budgetTag(scope) + "held" }
+
+// budgetRetainKey is a sorted set of the counted sandboxes by the Unix ms
+// their keys expire at: what it holds is given back once that has passed.
+func budgetRetainKey(scope string) string { return budgetTag(scope) + "retain" }

@@ -1,0 +1,523 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server and team budgets on Redis.
+//
+// Replicas that share one Redis serve one deployment, so the server
+// budgets of Budgets (ServerWorldBytes, ServerTapeBytes and each team's
+// share of them) bound what every sandbox of the deployment holds
+// together, counted in Redis (rediskeys.go: the budget keys). A sandbox is
+// counted from its create, which the budget script admits or refuses
+// against the totals in the same step that counts it, to the moment its
+// keys expire (or its discard): nothing runs when keys expire, so the
+// script gives back what a sandbox held once its retain-until has passed,
+// a few at a time, whenever it runs.
+//
+// What a sandbox holds changes with its writes and its tape rows, on every
+// call. Sending each change to the budget keys would add a round trip to
+// every call (they live in a slot of their own, which no sandbox script
+// may touch on a Redis Cluster). Each replica instead adds up its own
+// changes and sends them together every budgetFlushEvery; a world counts
+// as the size the replica last measured it at (Manager.Invoke measures a
+// write's world now and then, and on every write once the budget is
+// near), a tape as the sum of its rows' encodings. Each flush answers the
+// totals, which the replica then checks its writes and rows against, with
+// its own changes not yet sent added. So on one replica a budget holds as
+// on the memory store; with N replicas, the deployment may pass it by what
+// the others added in one flush interval, and a world by what its writes
+// added since it was last measured.
+//
+// Past a world budget, writes that would grow a world are refused, as on
+// the memory store, and creates with it. Past a tape budget, the tapes of
+// the team (or of everyone) keep no further row: the append script cuts
+// the tape at its current length, for good, so that a tape is always a
+// complete prefix of its calls (the same "dropped" count as the row cap).
+
+// budgetFlushEvery is how often a replica sends what its calls added.
+const budgetFlushEvery = 100 * time.Millisecond
+
+// budgetOpsPerScript bounds the arguments of one budget script.
+const budgetOpsPerScript = 4096
+
+// budgetScript applies budget operations to the totals, after giving back
+// what sandboxes past their retention held. Operations, in ARGV from 6:
+//
+//	a ID TEAM RETAIN SEED N (TWIN SIZE)×N  admit a sandbox (refused past a budget)
+//	w ID TWIN SIZE                          a twin's world is now SIZE bytes
+//	t ID BYTES                              tape rows of BYTES more
+//	r ID RETAIN                             the sandbox's keys expire at RETAIN
+//	d ID                                    the sandbox is gone
+//
+// Only an admitted sandbox is counted: changes to one not (or no longer)
+// held are ignored, so a late flush never counts a sandbox again after its
+// release. An admit sent twice counts once. Returns {"ok", world, tape,
+// then TEAM, world, tape for each team it touched} or, for a refused
+// admit, {"no", budget, limit, used, size}.
+// KEYS: totals, held, retain. ARGV: now ms, then the limits (0: none):
+// server world, team world, server tape, team tape.
+var budgetScript = redis.NewScript(`
+local tot, held, ret = KEYS[1], KEYS[2], KEYS[3]
+local order, seen = {}, {}
+local function touch(team)
+  if not seen[team] then seen[team] = true; order[#order + 1] = team end
+end
+local function num(v) return tonumber(v) or 0 end
+local function add(team, kind, n)
+  if n ~= 0 then
+    redis.call('HINCRBY', tot, kind, n)
+    redis.call('HINCRBY', tot, kind .. ':' .. team, n)
+  end
+end
+local function release(id)
+  redis.call('ZREM', ret, id)
+  local f = redis.call('HMGET', held, id, id .. '|s', id .. '|t', id .. '|n')
+  if not f[1] then return end
+  local w = num(f[2])
+  local gone = {id, id .. '|s', id .. '|t', id .. '|n'}
+  for twin in string.gmatch(f[4] or '', '[^,]+') do
+    local k = id .. '|w|' .. twin
+    w = w + num(redis.call('HGET', held, k))
+    gone[#gone + 1] = k
+  end
+  add(f[1], 'w', -w)
+  add(f[1], 't', -num(f[3]))
+  redis.call('HDEL', held, unpack(gone))
+  touch(f[1])
+end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', ret, '-inf', ARGV[1], 'LIMIT', 0, 100)) do release(id) end
+local i = 6
+while i <= #ARGV do
+  local op, id = ARGV[i], ARGV[i + 1]
+  if op == 'a' then
+    local team, retain, seed, n = ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
+    local first = i + 6
+    i = first + 2 * n
+    touch(team)
+    if not redis.call('HGET', held, id) then
+      local w = seed
+      for j = 0, n - 1 do w = w + tonumber(ARGV[first + 2 * j + 1]) end
+      local cur = redis.call('HMGET', tot, 'w', 't', 'w:' .. team, 't:' .. team)
+      local lim = tonumber(ARGV[5])
+      if lim > 0 and num(cur[4]) >= lim then return {'no', 'team_tape', lim, num(cur[4]), num(cur[4])} end
+      lim = tonumber(ARGV[4])
+      if lim > 0 and num(cur[2]) >= lim then return {'no', 'server_tape', lim, num(cur[2]), num(cur[2])} end
+      lim = tonumber(ARGV[3])
+      if lim > 0 and num(cur[3]) + w > lim then return {'no', 'team_world', lim, num(cur[3]), num(cur[3]) + w} end
+      lim = tonumber(ARGV[2])
+      if lim > 0 and num(cur[1]) + w > lim then return {'no', 'server_world', lim, num(cur[1]), num(cur[1]) + w} end
+      local names, set = {}, {id, team, id .. '|s', seed, id .. '|t', 0}
+      for j = 0, n - 1 do
+        local twin = ARGV[first + 2 * j]
+        names[#names + 1] = twin
+        set[#set + 1] = id .. '|w|' .. twin
+        set[#set + 1] = ARGV[first + 2 * j + 1]
+      end
+      set[#set + 1] = id .. '|n'
+      set[#set + 1] = table.concat(names, ',')
+      redis.call('HSET', held, unpack(set))
+      redis.call('ZADD', ret, retain, id)
+      add(team, 'w', w)
+    end
+  elseif op == 'w' then
+    local team = redis.call('HGET', held, id)
+    if team then
+      local k = id .. '|w|' .. ARGV[i + 2]
+      local old = redis.call('HGET', held, k)
+      if old then
+        redis.call('HSET', held, k, ARGV[i + 3])
+        add(team, 'w', tonumber(ARGV[i + 3]) - tonumber(old))
+      end
+      touch(team)
+    end
+    i = i + 4
+  elseif op == 't' then
+    local team = redis.call('HGET', held, id)
+    if team then
+      redis.call('HINCRBY', held, id .. '|t', ARGV[i + 2])
+      add(team, 't', tonumber(ARGV[i + 2]))
+      touch(team)
+    end
+    i = i + 3
+  elseif op == 'r' then
+    if redis.call('HGET', held, id) then redis.call('ZADD', ret, ARGV[i + 2], id) end
+    i = i + 3
+  elseif op == 'd' then
+    release(id)
+    i = i + 2
+  else
+    return redis.error_reply('unknown budget operation ' .. tostring(op))
+  end
+end
+local cur = redis.call('HMGET', tot, 'w', 't')
+local out = {'ok', num(cur[1]), num(cur[2])}
+for _, team in ipairs(order) do
+  local c = redis.call('HMGET', tot, 'w:' .. team, 't:' .. team)
+  out[#out + 1] = team
+  out[#out + 1] = num(c[1])
+  out[#out + 1] = num(c[2])
+end
+return out
+`)
+
+// redisBudget counts a Redis store's sandboxes against the server budgets
+// (see the top of this file). Its zero value counts nothing.
+type redisBudget struct {
+	rdb  redis.UniversalClient
+	now  func() time.Time
+	b    Budgets
+	keys []string
+
+	// The totals the last flush answered, with what this process added
+	// since (pending) on top.
+	world, tape atomic.Int64
+	teams       sync.Map // team → *budgetTeam
+	// pendingWorld and pendingTape are what this process added and has
+	// not sent yet, over every team.
+	pendingWorld, pendingTape atomic.Int64
+
+	mu      sync.Mutex
+	pending map[string]*budgetPending // sandbox id → its changes not yet sent
+
+	stop, done chan struct{}
+	stopOnce   sync.Once
+	// flushMu makes flushes one at a time.
+	flushMu sync.Mutex
+}
+
+// budgetTeam is one team's totals as last answered, and what this process
+// added since.
+type budgetTeam struct {
+	world, tape               atomic.Int64
+	pendingWorld, pendingTape atomic.Int64
+}
+
+// budgetPending is what one sandbox's calls changed here since the last
+// flush.
+type budgetPending struct {
+	team   string
+	tape   int64
+	worlds map[string]int64 // twin → its size as last measured
+	grew   int64            // what the measures added, counted as pending
+}
+
+// on reports whether any server budget is set.
+func (rb *redisBudget) on() bool {
+	return rb != nil && (rb.b.ServerWorldBytes > 0 || rb.b.ServerTapeBytes > 0)
+}
+
+func (rb *redisBudget) team(name string) *budgetTeam {
+	if v, ok := rb.teams.Load(name); ok {
+		return v.(*budgetTeam)
+	}
+	v, _ := rb.teams.LoadOrStore(name, &budgetTeam{})
+	return v.(*budgetTeam)
+}
+
+// limits are the script's limit arguments.
+func (rb *redisBudget) limits() []any {
+	b := rb.b
+	return []any{b.ServerWorldBytes, b.teamLimit(b.ServerWorldBytes), b.ServerTapeBytes, b.teamLimit(b.ServerTapeBytes)}
+}
+
+// run sends ops to the budget script and takes in the totals it answers.
+func (rb *redisBudget) run(ctx context.Context, ops []any) (*BudgetError, error) {
+	args := append([]any{rb.now().UnixMilli()}, rb.limits()...)
+	res, err := budgetScript.Run(ctx, rb.rdb, rb.keys, append(args, ops...)...).Slice()
+	if err != nil {
+		return nil, fmt.Errorf("redis budget: %w", err)
+	}
+	if len(res) == 5 && res[0] == "no" {
+		name, _ := res[1].(string)
+		return &BudgetError{Budget: name, Limit: toInt64(res[2]), Used: toInt64(res[3]), Size: toInt64(res[4])}, nil
+	}
+	if len(res) < 3 || res[0] != "ok" || (len(res)-3)%3 != 0 {
+		return nil, fmt.Errorf("redis budget: unexpected answer %v", res)
+	}
+	rb.world.Store(toInt64(res[1]))
+	rb.tape.Store(toInt64(res[2]))
+	for i := 3; i < len(res); i += 3 {
+		name, _ := res[i].(string)
+		t := rb.team(name)
+		t.world.Store(toInt64(res[i+1]))
+		t.tape.Store(toInt64(res[i+2]))
+	}
+	return nil, nil
+}
+
+func toInt64(v any) int64 {
+	switch v := v.(type) {
+	case int64:
+		return v
+	case string:
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	return 0
+}
+
+// admit counts a new sandbox's worlds (its seed documents, and each twin's
+// state as created), or refuses it past a budget. What this process has
+// not sent yet is sent first, so that the totals it is admitted against
+// are this process's own too.
+func (rb *redisBudget) admit(ctx context.Context, sb *Sandbox, seeds int64, states map[string]int64) error {
+	if !rb.on() {
+		return nil
+	}
+	rb.flush(ctx)
+	ops := []any{"a", sb.ID, sb.Team, sb.RetainUntil.UnixMilli(), seeds, len(states)}
+	for _, name := range sortedKeys(states) {
+		ops = append(ops, name, states[name])
+	}
+	be, err := rb.run(ctx, ops)
+	if err != nil {
+		return err
+	}
+	if be != nil {
+		be.Team = sb.Team
+		return be
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]int64) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// retain moves when what the sandbox holds is given back; release gives
+// it back now. Both are best effort: a sandbox they miss is given back at
+// its old retain-until.
+func (rb *redisBudget) retain(ctx context.Context, id string, until time.Time) {
+	if rb.on() {
+		rb.run(ctx, []any{"r", id, until.UnixMilli()})
+	}
+}
+
+func (rb *redisBudget) release(ctx context.Context, id string) {
+	if !rb.on() {
+		return
+	}
+	rb.mu.Lock()
+	if p := rb.pending[id]; p != nil {
+		rb.unpend(p)
+		delete(rb.pending, id)
+	}
+	rb.mu.Unlock()
+	rb.run(ctx, []any{"d", id})
+}
+
+// unpend takes p's changes off the pending totals (under rb.mu).
+func (rb *redisBudget) unpend(p *budgetPending) {
+	t := rb.team(p.team)
+	t.pendingTape.Add(-p.tape)
+	t.pendingWorld.Add(-p.grew)
+	rb.pendingTape.Add(-p.tape)
+	rb.pendingWorld.Add(-p.grew)
+}
+
+func (rb *redisBudget) entry(sb *Sandbox) *budgetPending {
+	p := rb.pending[sb.ID]
+	if p == nil {
+		if rb.pending == nil {
+			rb.pending = map[string]*budgetPending{}
+		}
+		p = &budgetPending{team: sb.Team}
+		rb.pending[sb.ID] = p
+	}
+	return p
+}
+
+// worldHeld returns what the server and the team hold in worlds, to this
+// process's knowledge.
+func (rb *redisBudget) worldHeld(team string) (server, teamHeld int64) {
+	t := rb.team(team)
+	return rb.world.Load() + rb.pendingWorld.Load(), t.world.Load() + t.pendingWorld.Load()
+}
+
+// tight reports whether the team or the server is near its world budget,
+// so that every write must be measured.
+func (rb *redisBudget) tight(team string) bool {
+	if !rb.on() || rb.b.ServerWorldBytes <= 0 {
+		return false
+	}
+	server, held := rb.worldHeld(team)
+	if lim := rb.b.teamLimit(rb.b.ServerWorldBytes); lim > 0 && held*roomyShare > lim {
+		return true
+	}
+	return server*roomyShare > rb.b.ServerWorldBytes
+}
+
+// world counts a twin's world as now size bytes, last measured here at
+// prev (prev < 0: not measured here before), or refuses the write that
+// made it so when that growth would take the team or the server past
+// its world budget.
+func (rb *redisBudget) worldMeasured(sb *Sandbox, twin string, prev, size int64) error {
+	if !rb.on() {
+		return nil
+	}
+	grew := int64(0)
+	if prev >= 0 {
+		grew = size - prev
+	}
+	if grew > 0 && rb.b.ServerWorldBytes > 0 {
+		server, held := rb.worldHeld(sb.Team)
+		if lim := rb.b.teamLimit(rb.b.ServerWorldBytes); lim > 0 && held+grew > lim {
+			return &BudgetError{Budget: BudgetTeamWorld, Twin: twin, Team: sb.Team, Limit: lim, Used: held, Size: held + grew}
+		}
+		if lim := rb.b.ServerWorldBytes; server+grew > lim {
+			return &BudgetError{Budget: BudgetServerWorld, Twin: twin, Team: sb.Team, Limit: lim, Used: server, Size: server + grew}
+		}
+	}
+	rb.mu.Lock()
+	p := rb.entry(sb)
+	if p.worlds == nil {
+		p.worlds = map[string]int64{}
+	}
+	p.worlds[twin] = size
+	p.grew += grew
+	rb.team(sb.Team).pendingWorld.Add(grew)
+	rb.pendingWorld.Add(grew)
+	rb.mu.Unlock()
+	rb.start()
+	return nil
+}
+
+// tapeSpent reports whether the team's or the server's tape budget has no
+// room left: the team's tapes keep no further row.
+func (rb *redisBudget) tapeSpent(team string) bool {
+	if !rb.on() || rb.b.ServerTapeBytes <= 0 {
+		return false
+	}
+	t := rb.team(team)
+	if lim := rb.b.teamLimit(rb.b.ServerTapeBytes); lim > 0 && t.tape.Load()+t.pendingTape.Load() >= lim {
+		return true
+	}
+	return rb.tape.Load()+rb.pendingTape.Load() >= rb.b.ServerTapeBytes
+}
+
+// row counts a kept tape row of n bytes.
+func (rb *redisBudget) row(sb *Sandbox, n int64) {
+	if !rb.on() {
+		return
+	}
+	rb.mu.Lock()
+	rb.entry(sb).tape += n
+	rb.team(sb.Team).pendingTape.Add(n)
+	rb.pendingTape.Add(n)
+	rb.mu.Unlock()
+	rb.start()
+}
+
+// start runs the flusher, once.
+func (rb *redisBudget) start() {
+	rb.stopOnce.Do(func() {
+		rb.stop, rb.done = make(chan struct{}), make(chan struct{})
+		go rb.loop()
+	})
+}
+
+func (rb *redisBudget) loop() {
+	defer close(rb.done)
+	tick := time.NewTicker(budgetFlushEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-rb.stop:
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			rb.flush(ctx)
+			cancel()
+			return
+		case <-tick.C:
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			rb.flush(ctx)
+			cancel()
+		}
+	}
+}
+
+// close stops the flusher after a last flush.
+func (rb *redisBudget) close() {
+	if rb == nil {
+		return
+	}
+	rb.stopOnce.Do(func() {}) // a flusher never started stays so
+	if rb.stop != nil {
+		select {
+		case <-rb.stop:
+		default:
+			close(rb.stop)
+		}
+		<-rb.done
+	}
+}
+
+// flush sends what this process's calls changed. Changes a failed flush
+// could not send are kept for the next (a world's newer size wins).
+func (rb *redisBudget) flush(ctx context.Context) {
+	rb.flushMu.Lock()
+	defer rb.flushMu.Unlock()
+	rb.mu.Lock()
+	batch := rb.pending
+	rb.pending = nil
+	rb.mu.Unlock()
+	if len(batch) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(batch))
+	for id := range batch {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for len(ids) > 0 {
+		var ops []any
+		n := 0
+		for n < len(ids) && len(ops) < budgetOpsPerScript {
+			p := batch[ids[n]]
+			for twin, size := range p.worlds {
+				ops = append(ops, "w", ids[n], twin, size)
+			}
+			if p.tape > 0 {
+				ops = append(ops, "t", ids[n], p.tape)
+			}
+			n++
+		}
+		_, err := rb.run(ctx, ops)
+		rb.mu.Lock()
+		for _, id := range ids[:n] {
+			p := batch[id]
+			if err == nil {
+				// Sent: the totals answered count it now.
+				rb.unpend(p)
+				continue
+			}
+			if q := rb.pending[id]; q != nil {
+				// Newer changes came meanwhile: theirs are added to these.
+				for twin, size := range q.worlds {
+					if p.worlds == nil {
+						p.worlds = map[string]int64{}
+					}
+					p.worlds[twin] = size
+				}
+				p.tape += q.tape
+				p.grew += q.grew
+			}
+			if rb.pending == nil {
+				rb.pending = map[string]*budgetPending{}
+			}
+			rb.pending[id] = p
+		}
+		rb.mu.Unlock()
+		ids = ids[n:]
+	}
+}
