@@ -98,7 +98,7 @@ func NewRedisStore(client redis.UniversalClient, now func() time.Time) *RedisSto
 // is applied by the manager, which measures what writes leave; the server
 // budgets and the team shares count every sandbox of the deployment, in
 // Redis (redis_budget.go). Call it before serving.
-func (s *RedisStore) SetBudgets(b Budgets) { s.budget.b = b }
+func (s *RedisStore) SetBudgets(b Budgets) { s.budget.bp.Store(&b) }
 
 // enforcesWorldBudget: the manager measures writes for this store.
 func (s *RedisStore) enforcesWorldBudget() bool { return false }

@@ -176,7 +176,7 @@ return out
 type redisBudget struct {
 	rdb  redis.UniversalClient
 	now  func() time.Time
-	b    Budgets
+	bp   atomic.Pointer[Budgets]
 	keys []string
 
 	// The totals the last flush answered, with what this process added
@@ -214,7 +214,16 @@ type budgetPending struct {
 
 // on reports whether any server budget is set.
 func (rb *redisBudget) on() bool {
-	return rb != nil && (rb.b.ServerWorldBytes > 0 || rb.b.ServerTapeBytes > 0)
+	b := rb.budgets()
+	return b.ServerWorldBytes > 0 || b.ServerTapeBytes > 0
+}
+
+// budgets are the budgets set (SetBudgets may run while calls are served).
+func (rb *redisBudget) budgets() Budgets {
+	if b := rb.bp.Load(); b != nil {
+		return *b
+	}
+	return Budgets{}
 }
 
 func (rb *redisBudget) team(name string) *budgetTeam {
@@ -227,7 +236,7 @@ func (rb *redisBudget) team(name string) *budgetTeam {
 
 // limits are the script's limit arguments.
 func (rb *redisBudget) limits() []any {
-	b := rb.b
+	b := rb.budgets()
 	return []any{b.ServerWorldBytes, b.teamLimit(b.ServerWorldBytes), b.ServerTapeBytes, b.teamLimit(b.ServerTapeBytes)}
 }
 
@@ -348,14 +357,15 @@ func (rb *redisBudget) worldHeld(team string) (server, teamHeld int64) {
 // tight reports whether the team or the server is near its world budget,
 // so that every write must be measured.
 func (rb *redisBudget) tight(team string) bool {
-	if !rb.on() || rb.b.ServerWorldBytes <= 0 {
+	b := rb.budgets()
+	if b.ServerWorldBytes <= 0 {
 		return false
 	}
 	server, held := rb.worldHeld(team)
-	if lim := rb.b.teamLimit(rb.b.ServerWorldBytes); lim > 0 && held*roomyShare > lim {
+	if lim := b.teamLimit(b.ServerWorldBytes); lim > 0 && held*roomyShare > lim {
 		return true
 	}
-	return server*roomyShare > rb.b.ServerWorldBytes
+	return server*roomyShare > b.ServerWorldBytes
 }
 
 // world counts a twin's world as now size bytes, last measured here at
@@ -363,19 +373,20 @@ func (rb *redisBudget) tight(team string) bool {
 // made it so when that growth would take the team or the server past
 // its world budget.
 func (rb *redisBudget) worldMeasured(sb *Sandbox, twin string, prev, size int64) error {
-	if !rb.on() {
+	b := rb.budgets()
+	if b.ServerWorldBytes <= 0 && b.ServerTapeBytes <= 0 {
 		return nil
 	}
 	grew := int64(0)
 	if prev >= 0 {
 		grew = size - prev
 	}
-	if grew > 0 && rb.b.ServerWorldBytes > 0 {
+	if grew > 0 && b.ServerWorldBytes > 0 {
 		server, held := rb.worldHeld(sb.Team)
-		if lim := rb.b.teamLimit(rb.b.ServerWorldBytes); lim > 0 && held+grew > lim {
+		if lim := b.teamLimit(b.ServerWorldBytes); lim > 0 && held+grew > lim {
 			return &BudgetError{Budget: BudgetTeamWorld, Twin: twin, Team: sb.Team, Limit: lim, Used: held, Size: held + grew}
 		}
-		if lim := rb.b.ServerWorldBytes; server+grew > lim {
+		if lim := b.ServerWorldBytes; server+grew > lim {
 			return &BudgetError{Budget: BudgetServerWorld, Twin: twin, Team: sb.Team, Limit: lim, Used: server, Size: server + grew}
 		}
 	}
@@ -396,14 +407,15 @@ func (rb *redisBudget) worldMeasured(sb *Sandbox, twin string, prev, size int64)
 // tapeSpent reports whether the team's or the server's tape budget has no
 // room left: the team's tapes keep no further row.
 func (rb *redisBudget) tapeSpent(team string) bool {
-	if !rb.on() || rb.b.ServerTapeBytes <= 0 {
+	b := rb.budgets()
+	if b.ServerTapeBytes <= 0 {
 		return false
 	}
 	t := rb.team(team)
-	if lim := rb.b.teamLimit(rb.b.ServerTapeBytes); lim > 0 && t.tape.Load()+t.pendingTape.Load() >= lim {
+	if lim := b.teamLimit(b.ServerTapeBytes); lim > 0 && t.tape.Load()+t.pendingTape.Load() >= lim {
 		return true
 	}
-	return rb.tape.Load()+rb.pendingTape.Load() >= rb.b.ServerTapeBytes
+	return rb.tape.Load()+rb.pendingTape.Load() >= b.ServerTapeBytes
 }
 
 // row counts a kept tape row of n bytes.

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,22 +74,32 @@ func TestRedisServerWorldBudget(t *testing.T) {
 func TestRedisBudgetRetention(t *testing.T) {
 	redisURL(t)
 	per := 2 * int64(len(storetest.SeedWorlds(t, "alpha")["alpha"].Doc))
-	r := newBudgetedRedis(t, session.Budgets{ServerWorldBytes: per}, 1)[0]
+	var mu sync.Mutex
+	clock := time.Now()
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	r := newRedis(t, now)
+	r.SetBudgetScope(session.NewRequestID())
+	r.SetBudgets(session.Budgets{ServerWorldBytes: per})
 	team := storetest.NewTeam()
-	held, err := createAlpha(t, r, team)
-	if err != nil {
+	held := storetest.NewSandbox(team, now(), 24*time.Hour, "alpha")
+	if err := r.Create(t.Context(), held, storetest.SeedWorlds(t, "alpha"), 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := createAlpha(t, r, team); err == nil {
 		t.Fatal("a second create within a budget of one sandbox")
 	}
-	if _, err := r.Stop(t.Context(), held.ID, time.Now(), time.Now().Add(50*time.Millisecond)); err != nil {
+	if _, err := r.Stop(t.Context(), held.ID, now(), now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	clock = clock.Add(59 * time.Minute)
+	mu.Unlock()
 	if _, err := createAlpha(t, r, team); err == nil {
 		t.Fatal("a create before the stopped sandbox's retention ended")
 	}
-	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	clock = clock.Add(2 * time.Minute)
+	mu.Unlock()
 	if _, err := createAlpha(t, r, team); err != nil {
 		t.Errorf("create once the retention ended: %v", err)
 	}
