@@ -30,6 +30,9 @@ func BudgetKeys(scope string) []string {
 // FlushBudget sends what the store's calls added to the budget counters.
 func (s *RedisStore) FlushBudget(ctx context.Context) { s.budget.flush(ctx) }
 
+// BudgetScripts counts the budget scripts the store sent.
+func (s *RedisStore) BudgetScripts() int64 { return s.budget.runs.Load() }
+
 // LocalLocks reports how many per-twin local locks the store holds.
 func (s *RedisStore) LocalLocks() int { return s.locks.size() }
 

@@ -348,30 +348,39 @@ func (s *RedisStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]
 	for _, name := range names {
 		args = append(args, worlds[name].Doc)
 	}
+	// The sandbox is counted against the server budgets (each twin's
+	// world twice: its seed, kept for grading, and its state), and given
+	// back if the create or the quota refuses it. Near a budget that takes
+	// a script of the budget's slot, sent while the keys are written.
+	var budgetErr error
+	var budgeted sync.WaitGroup
+	if s.budget.on() {
+		sizes := make(map[string]int64, len(worlds))
+		var seeds int64
+		for _, name := range names {
+			sizes[name] = int64(len(worlds[name].Doc))
+			seeds += sizes[name]
+		}
+		if !s.budget.admitHere(sb, seeds, sizes) {
+			budgeted.Go(func() { budgetErr = s.budget.admitThere(ctx, sb, seeds, sizes) })
+		}
+	}
 	created, err := createScript.Run(ctx, s.rdb, keys, args...).Int()
+	budgeted.Wait()
 	if err != nil {
+		if budgetErr == nil {
+			s.budget.release(context.WithoutCancel(ctx), sb.ID)
+		}
 		return fmt.Errorf("redis create: %w", err)
 	}
 	if created == 0 {
+		// Another sandbox has the id: the budget counted that one, not
+		// this, and keeps it.
 		return ErrExists
 	}
-	// The sandbox is counted against the server budgets before it takes a
-	// slot of its team's quota, and given back if the quota refuses it.
-	// Each twin's world counts twice: its seed, kept for grading, and its
-	// state.
-	if s.budget.on() {
-		sizes := make(map[string]int64, len(worlds))
-		for _, name := range names {
-			sizes[name] = int64(len(worlds[name].Doc))
-		}
-		var seeds int64
-		for _, n := range sizes {
-			seeds += n
-		}
-		if err := s.budget.admit(ctx, sb, seeds, sizes); err != nil {
-			s.rdb.Del(context.WithoutCancel(ctx), append(keys, lockKeys(sb.ID, names)...)...)
-			return err
-		}
+	if budgetErr != nil {
+		s.rdb.Del(context.WithoutCancel(ctx), append(keys, lockKeys(sb.ID, names)...)...)
+		return budgetErr
 	}
 
 	// The sandbox keys and the team keys live in different slots, so the

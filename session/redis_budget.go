@@ -39,6 +39,10 @@ import (
 // the others added in one flush interval, and a world by what its writes
 // added since it was last measured.
 //
+// Creates are admitted the same way: far from every budget by the
+// replica itself, and counted with its next flush; near one, by the
+// script, against the totals (redisBudget.admit).
+//
 // Past a world budget, writes that would grow a world are refused, as on
 // the memory store, and creates with it. Past a tape budget, the tapes of
 // the team (or of everyone) keep no further row: the append script cuts
@@ -55,6 +59,7 @@ const budgetOpsPerScript = 4096
 // what sandboxes past their retention held. Operations, in ARGV from 6:
 //
 //	a ID TEAM RETAIN SEED N (TWIN SIZE)×N  admit a sandbox (refused past a budget)
+//	A ID TEAM RETAIN SEED N (TWIN SIZE)×N  count a sandbox a replica admitted
 //	w ID TWIN SIZE                          a twin's world is now SIZE bytes
 //	t ID BYTES                              tape rows of BYTES more
 //	r ID RETAIN                             the sandbox's keys expire at RETAIN
@@ -100,7 +105,7 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', ret, '-inf', ARGV[1], 'LIMIT', 0
 local i = 6
 while i <= #ARGV do
   local op, id = ARGV[i], ARGV[i + 1]
-  if op == 'a' then
+  if op == 'a' or op == 'A' then
     local team, retain, seed, n = ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
     local first = i + 6
     i = first + 2 * n
@@ -108,15 +113,17 @@ while i <= #ARGV do
     if not redis.call('HGET', held, id) then
       local w = seed
       for j = 0, n - 1 do w = w + tonumber(ARGV[first + 2 * j + 1]) end
-      local cur = redis.call('HMGET', tot, 'w', 't', 'w:' .. team, 't:' .. team)
-      local lim = tonumber(ARGV[5])
-      if lim > 0 and num(cur[4]) >= lim then return {'no', 'team_tape', lim, num(cur[4]), num(cur[4])} end
-      lim = tonumber(ARGV[4])
-      if lim > 0 and num(cur[2]) >= lim then return {'no', 'server_tape', lim, num(cur[2]), num(cur[2])} end
-      lim = tonumber(ARGV[3])
-      if lim > 0 and num(cur[3]) + w > lim then return {'no', 'team_world', lim, num(cur[3]), num(cur[3]) + w} end
-      lim = tonumber(ARGV[2])
-      if lim > 0 and num(cur[1]) + w > lim then return {'no', 'server_world', lim, num(cur[1]), num(cur[1]) + w} end
+      if op == 'a' then
+        local cur = redis.call('HMGET', tot, 'w', 't', 'w:' .. team, 't:' .. team)
+        local lim = tonumber(ARGV[5])
+        if lim > 0 and num(cur[4]) >= lim then return {'no', 'team_tape', lim, num(cur[4]), num(cur[4])} end
+        lim = tonumber(ARGV[4])
+        if lim > 0 and num(cur[2]) >= lim then return {'no', 'server_tape', lim, num(cur[2]), num(cur[2])} end
+        lim = tonumber(ARGV[3])
+        if lim > 0 and num(cur[3]) + w > lim then return {'no', 'team_world', lim, num(cur[3]), num(cur[3]) + w} end
+        lim = tonumber(ARGV[2])
+        if lim > 0 and num(cur[1]) + w > lim then return {'no', 'server_world', lim, num(cur[1]), num(cur[1]) + w} end
+      end
       local names, set = {}, {id, team, id .. '|s', seed, id .. '|t', 0}
       for j = 0, n - 1 do
         local twin = ARGV[first + 2 * j]
@@ -184,8 +191,12 @@ type redisBudget struct {
 	world, tape atomic.Int64
 	teams       sync.Map // team → *budgetTeam
 	// pendingWorld and pendingTape are what this process added and has
-	// not sent yet, over every team.
+	// not sent yet, over every team; answered is when (Unix ns) the
+	// totals were last answered.
 	pendingWorld, pendingTape atomic.Int64
+	answered                  atomic.Int64
+	// runs counts the budget scripts sent, for tests.
+	runs atomic.Int64
 
 	mu      sync.Mutex
 	pending map[string]*budgetPending // sandbox id → its changes not yet sent
@@ -206,7 +217,10 @@ type budgetTeam struct {
 // budgetPending is what one sandbox's calls changed here since the last
 // flush.
 type budgetPending struct {
-	team   string
+	team string
+	// admit is the operation counting a sandbox this process admitted on
+	// its own (see admit), not sent yet.
+	admit  []any
 	tape   int64
 	worlds map[string]int64 // twin → its size as last measured
 	grew   int64            // what the measures added, counted as pending
@@ -243,6 +257,7 @@ func (rb *redisBudget) limits() []any {
 // run sends ops to the budget script and takes in the totals it answers.
 func (rb *redisBudget) run(ctx context.Context, ops []any) (*BudgetError, error) {
 	args := append([]any{rb.now().UnixMilli()}, rb.limits()...)
+	rb.runs.Add(1)
 	res, err := budgetScript.Run(ctx, rb.rdb, rb.keys, append(args, ops...)...).Slice()
 	if err != nil {
 		return nil, fmt.Errorf("redis budget: %w", err)
@@ -256,6 +271,7 @@ func (rb *redisBudget) run(ctx context.Context, ops []any) (*BudgetError, error)
 	}
 	rb.world.Store(toInt64(res[1]))
 	rb.tape.Store(toInt64(res[2]))
+	rb.answered.Store(time.Now().UnixNano())
 	for i := 3; i < len(res); i += 3 {
 		name, _ := res[i].(string)
 		t := rb.team(name)
@@ -277,19 +293,59 @@ func toInt64(v any) int64 {
 }
 
 // admit counts a new sandbox's worlds (its seed documents, and each twin's
-// state as created), or refuses it past a budget. What this process has
-// not sent yet is sent first, so that the totals it is admitted against
-// are this process's own too.
+// state as created), or refuses it past a budget.
+//
+// Far from every budget (see roomyFor), the sandbox is admitted here, and
+// counted with this process's next flush: a create then costs no round
+// trip more. Nearer, it is admitted by the budget script against the
+// totals, with what this process has not sent yet going first in the same
+// script, so that they count too.
 func (rb *redisBudget) admit(ctx context.Context, sb *Sandbox, seeds int64, states map[string]int64) error {
-	if !rb.on() {
+	if rb.admitHere(sb, seeds, states) {
 		return nil
 	}
-	rb.flush(ctx)
-	ops := []any{"a", sb.ID, sb.Team, sb.RetainUntil.UnixMilli(), seeds, len(states)}
+	return rb.admitThere(ctx, sb, seeds, states)
+}
+
+// admitOp is the operation admitting sb, and the bytes it counts.
+func admitOp(op string, sb *Sandbox, seeds int64, states map[string]int64) ([]any, int64) {
+	ops := []any{op, sb.ID, sb.Team, sb.RetainUntil.UnixMilli(), seeds, len(states)}
+	w := seeds
 	for _, name := range sortedKeys(states) {
 		ops = append(ops, name, states[name])
+		w += states[name]
 	}
-	be, err := rb.run(ctx, ops)
+	return ops, w
+}
+
+// admitHere admits sb in process when that is safe (roomyFor), or, with
+// no server budget, has nothing to do; false: the script must.
+func (rb *redisBudget) admitHere(sb *Sandbox, seeds int64, states map[string]int64) bool {
+	b := rb.budgets()
+	if b.ServerWorldBytes <= 0 && b.ServerTapeBytes <= 0 {
+		return true
+	}
+	ops, w := admitOp("A", sb, seeds, states)
+	if !rb.roomyFor(sb.Team, w, b) {
+		return false
+	}
+	rb.mu.Lock()
+	p := rb.entry(sb)
+	p.admit = ops
+	p.grew += w
+	rb.team(sb.Team).pendingWorld.Add(w)
+	rb.pendingWorld.Add(w)
+	rb.mu.Unlock()
+	rb.start()
+	return true
+}
+
+// admitThere admits sb by the budget script.
+func (rb *redisBudget) admitThere(ctx context.Context, sb *Sandbox, seeds int64, states map[string]int64) error {
+	ops, _ := admitOp("a", sb, seeds, states)
+	rb.flushMu.Lock()
+	defer rb.flushMu.Unlock()
+	be, err := rb.send(ctx, rb.take(), ops)
 	if err != nil {
 		return err
 	}
@@ -300,6 +356,27 @@ func (rb *redisBudget) admit(ctx context.Context, sb *Sandbox, seeds int64, stat
 	return nil
 }
 
+// budgetFresh is how recent the totals a replica knows must be for it to
+// admit a sandbox on its own.
+const budgetFresh = time.Second
+
+// roomyFor reports whether a sandbox of w bytes of worlds leaves its team
+// and the server at no more than half of each world budget, and their
+// tapes under half of each tape budget, by totals answered within
+// budgetFresh: then no replica's admission can take them past a budget
+// before the next flushes but by what the others admit meanwhile.
+func (rb *redisBudget) roomyFor(team string, w int64, b Budgets) bool {
+	if time.Since(time.Unix(0, rb.answered.Load())) > budgetFresh {
+		return false
+	}
+	t := rb.team(team)
+	within := func(limit, held int64) bool { return limit <= 0 || held*roomyShare <= limit }
+	return within(b.ServerWorldBytes, rb.world.Load()+rb.pendingWorld.Load()+w) &&
+		within(b.teamLimit(b.ServerWorldBytes), t.world.Load()+t.pendingWorld.Load()+w) &&
+		within(b.ServerTapeBytes, rb.tape.Load()+rb.pendingTape.Load()) &&
+		within(b.teamLimit(b.ServerTapeBytes), t.tape.Load()+t.pendingTape.Load())
+}
+
 func sortedKeys(m map[string]int64) []string {
 	return slices.Sorted(maps.Keys(m))
 }
@@ -308,9 +385,21 @@ func sortedKeys(m map[string]int64) []string {
 // it back now. Both are best effort: a sandbox they miss is given back at
 // its old retain-until.
 func (rb *redisBudget) retain(ctx context.Context, id string, until time.Time) {
-	if rb.on() {
-		rb.run(ctx, []any{"r", id, until.UnixMilli()})
+	if !rb.on() {
+		return
 	}
+	rb.mu.Lock()
+	if p := rb.pending[id]; p != nil && p.admit != nil {
+		// Not counted yet: it will be, with this retention.
+		p.admit[3] = until.UnixMilli()
+		rb.mu.Unlock()
+		return
+	}
+	rb.mu.Unlock()
+	// After any flush in flight, which may count the sandbox.
+	rb.flushMu.Lock()
+	defer rb.flushMu.Unlock()
+	rb.run(ctx, []any{"r", id, until.UnixMilli()})
 }
 
 func (rb *redisBudget) release(ctx context.Context, id string) {
@@ -318,11 +407,18 @@ func (rb *redisBudget) release(ctx context.Context, id string) {
 		return
 	}
 	rb.mu.Lock()
-	if p := rb.pending[id]; p != nil {
+	p := rb.pending[id]
+	if p != nil {
 		rb.unpend(p)
 		delete(rb.pending, id)
 	}
 	rb.mu.Unlock()
+	if p != nil && p.admit != nil {
+		// Never counted.
+		return
+	}
+	rb.flushMu.Lock()
+	defer rb.flushMu.Unlock()
 	rb.run(ctx, []any{"d", id})
 }
 
@@ -479,23 +575,29 @@ func (rb *redisBudget) close() {
 func (rb *redisBudget) flush(ctx context.Context) {
 	rb.flushMu.Lock()
 	defer rb.flushMu.Unlock()
+	rb.send(ctx, rb.take(), nil)
+}
+
+// take hands over what this process's calls changed since the last send.
+func (rb *redisBudget) take() map[string]*budgetPending {
 	rb.mu.Lock()
+	defer rb.mu.Unlock()
 	batch := rb.pending
 	rb.pending = nil
-	rb.mu.Unlock()
-	if len(batch) == 0 {
-		return
-	}
-	ids := make([]string, 0, len(batch))
-	for id := range batch {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for len(ids) > 0 {
+	return batch
+}
+
+// send sends batch, with the operations tail after it in the last script,
+// and answers what that script refused. What a failed script could not
+// send is pending again.
+func (rb *redisBudget) send(ctx context.Context, batch map[string]*budgetPending, tail []any) (*BudgetError, error) {
+	ids := slices.Sorted(maps.Keys(batch))
+	for {
 		var ops []any
 		n := 0
 		for n < len(ids) && len(ops) < budgetOpsPerScript {
 			p := batch[ids[n]]
+			ops = append(ops, p.admit...)
 			for twin, size := range p.worlds {
 				ops = append(ops, "w", ids[n], twin, size)
 			}
@@ -504,32 +606,56 @@ func (rb *redisBudget) flush(ctx context.Context) {
 			}
 			n++
 		}
-		_, err := rb.run(ctx, ops)
+		last := n == len(ids)
+		if last {
+			ops = append(ops, tail...)
+		}
+		if len(ops) == 0 {
+			return nil, nil
+		}
+		be, err := rb.run(ctx, ops)
+		if err != nil {
+			// Not sent, this script's nor the rest: pending again.
+			rb.repend(batch, ids)
+			return nil, err
+		}
 		rb.mu.Lock()
 		for _, id := range ids[:n] {
-			p := batch[id]
-			if err == nil {
-				// Sent: the totals answered count it now.
-				rb.unpend(p)
-				continue
-			}
-			if q := rb.pending[id]; q != nil {
-				// Newer changes came meanwhile: theirs are added to these.
-				for twin, size := range q.worlds {
-					if p.worlds == nil {
-						p.worlds = map[string]int64{}
-					}
-					p.worlds[twin] = size
-				}
-				p.tape += q.tape
-				p.grew += q.grew
-			}
-			if rb.pending == nil {
-				rb.pending = map[string]*budgetPending{}
-			}
-			rb.pending[id] = p
+			// Sent: the totals answered count it now (a refused admit at
+			// the end changes nothing before it).
+			rb.unpend(batch[id])
 		}
 		rb.mu.Unlock()
+		if last {
+			return be, nil
+		}
 		ids = ids[n:]
+	}
+}
+
+// repend makes the changes of batch for ids pending again, under newer
+// ones made meanwhile (a world's newer size wins; tape bytes add up).
+func (rb *redisBudget) repend(batch map[string]*budgetPending, ids []string) {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	if rb.pending == nil {
+		rb.pending = map[string]*budgetPending{}
+	}
+	for _, id := range ids {
+		p := batch[id]
+		if q := rb.pending[id]; q != nil {
+			if q.admit != nil {
+				p.admit = q.admit
+			}
+			for twin, size := range q.worlds {
+				if p.worlds == nil {
+					p.worlds = map[string]int64{}
+				}
+				p.worlds[twin] = size
+			}
+			p.tape += q.tape
+			p.grew += q.grew
+		}
+		rb.pending[id] = p
 	}
 }

@@ -42,6 +42,14 @@ func TestRedisServerWorldBudget(t *testing.T) {
 		}
 		mine = append(mine, sb)
 	}
+	// A replica sends what it admitted on its own (far from the budget)
+	// within one flush interval; the test flushes rather than wait.
+	flush := func() {
+		for _, r := range rs {
+			r.FlushBudget(t.Context())
+		}
+	}
+	flush()
 	for _, r := range rs {
 		_, err := createAlpha(t, r, a)
 		if be := budgetOf(t, err); be.Budget != session.BudgetTeamWorld || be.Limit != 5*per || be.Used != 5*per || be.Team != a {
@@ -59,6 +67,7 @@ func TestRedisServerWorldBudget(t *testing.T) {
 	if _, err := createAlpha(t, rs[0], a); err != nil {
 		t.Errorf("create after a discard on the other replica freed the share: %v", err)
 	}
+	flush()
 	for _, r := range rs {
 		r.SetBudgets(session.Budgets{ServerWorldBytes: 10 * per})
 		_, err := createAlpha(t, r, storetest.NewTeam())
@@ -235,5 +244,38 @@ func TestRedisBudgetGivenBack(t *testing.T) {
 	}
 	if n, _ := c.ZCard(ctx, keys[2]).Result(); n != 0 {
 		t.Errorf("%d sandboxes still waiting for their retention", n)
+	}
+}
+
+// TestRedisBudgetCreatesFarFromIt: a create far from every budget is
+// admitted by its replica and counted with its next flush, so creates do
+// not each send a budget script; the totals still count every one.
+func TestRedisBudgetCreatesFarFromIt(t *testing.T) {
+	redisURL(t)
+	r := newBudgetedRedis(t, session.Budgets{ServerWorldBytes: 1 << 30, ServerTapeBytes: 1 << 30}, 1)[0]
+	team := storetest.NewTeam()
+	var sbs []*session.Sandbox
+	for i := 0; i < 40; i++ {
+		sb, err := createAlpha(t, r, team)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sbs = append(sbs, sb)
+	}
+	// The first create finds no totals answered yet, and the flusher
+	// runs every 100 ms: far fewer scripts than creates.
+	if n := r.BudgetScripts(); n > 10 {
+		t.Errorf("%d budget scripts for 40 creates", n)
+	}
+	r.FlushBudget(t.Context())
+	r.SetBudgets(session.Budgets{ServerWorldBytes: 40 * 2 * int64(len(storetest.SeedWorlds(t, "alpha")["alpha"].Doc))})
+	if _, err := createAlpha(t, r, team); err == nil {
+		t.Error("a create past a budget the 40 sandboxes fill")
+	}
+	if err := r.Discard(t.Context(), sbs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := createAlpha(t, r, team); err != nil {
+		t.Errorf("create after a discard: %v", err)
 	}
 }
