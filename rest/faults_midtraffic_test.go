@@ -49,14 +49,14 @@ func TestKillRedisAndReplicaMidTraffic(t *testing.T) {
 	var mu sync.Mutex
 	var acked []string
 	var served, refused atomic.Int64
-	deadline := time.Now().Add(4 * time.Second)
+	var stop atomic.Bool
 	client := &http.Client{Timeout: 5 * time.Second}
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for i := 0; time.Now().Before(deadline); i++ {
+			for i := 0; !stop.Load(); i++ {
 				urls := *live.Load()
 				title := fmt.Sprintf("w%d-%d", w, i)
 				req, _ := http.NewRequest("POST", urls[i%len(urls)]+path, strings.NewReader(`{"title":"`+title+`"}`))
@@ -81,7 +81,7 @@ func TestKillRedisAndReplicaMidTraffic(t *testing.T) {
 		}(w)
 	}
 
-	time.Sleep(time.Second)
+	waitFor(func() bool { return served.Load() >= 20 })
 	// Mid-traffic: Redis and replica A die without warning.
 	servedBefore := served.Load()
 	redisCmd.Process.Signal(syscall.SIGKILL)
@@ -99,6 +99,7 @@ func TestKillRedisAndReplicaMidTraffic(t *testing.T) {
 	c2 := replica()
 	servedAtRestart := served.Load()
 	live.Store(&[]string{b.URL, c2.URL})
+	trafficUntil(&stop, func() bool { return served.Load() > servedAtRestart+10 })
 	wg.Wait()
 
 	// Writes were acknowledged before the kill and after the restart, so
@@ -202,4 +203,23 @@ func waitPort(t *testing.T, port int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("port %d did not open", port)
+}
+
+// trafficUntil runs while writers keep going: it waits (up to 20 s) until
+// cond holds, lets them go on for 300 ms more, and then tells them to stop.
+// Fault tests use it so that a loaded machine stretches the traffic rather
+// than ending it before the writes after a fault are acknowledged.
+func trafficUntil(stop *atomic.Bool, cond func() bool) {
+	for end := time.Now().Add(20 * time.Second); !cond() && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	stop.Store(true)
+}
+
+// waitFor polls cond every 20 ms for up to 10 s.
+func waitFor(cond func() bool) {
+	for end := time.Now().Add(10 * time.Second); !cond() && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
 }

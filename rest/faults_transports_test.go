@@ -115,14 +115,14 @@ func TestRedisFaultsEveryTransport(t *testing.T) {
 	var mu sync.Mutex
 	acked := map[string]string{} // title: transport
 	var served atomic.Int64
-	deadline := time.Now().Add(4 * time.Second)
+	var stop atomic.Bool
 	client := &http.Client{Timeout: 15 * time.Second}
 	var wg sync.WaitGroup
 	for _, tr := range faultTransports(c.ProviderCredentials["github"].Token, c.AgentToken) {
 		wg.Add(1)
 		go func(tr faultTransport) {
 			defer wg.Done()
-			for i := 0; time.Now().Before(deadline); i++ {
+			for i := 0; !stop.Load(); i++ {
 				title := fmt.Sprintf("%s-%d", tr.name, i)
 				ok, err := tr.send(client, urls[i%2]+sandboxPath, title)
 				if err != nil || !ok {
@@ -137,7 +137,7 @@ func TestRedisFaultsEveryTransport(t *testing.T) {
 		}(tr)
 	}
 
-	time.Sleep(800 * time.Millisecond)
+	waitFor(func() bool { return served.Load() >= 12 })
 	before := served.Load()
 	redisCmd.Process.Signal(syscall.SIGSTOP)
 	time.Sleep(1200 * time.Millisecond)
@@ -149,6 +149,7 @@ func TestRedisFaultsEveryTransport(t *testing.T) {
 	start()
 	waitPort(t, r.port)
 	atRestart := served.Load()
+	trafficUntil(&stop, func() bool { return served.Load() > atRestart+12 })
 	wg.Wait()
 	if before == 0 || served.Load() <= atRestart {
 		t.Fatalf("the faults did not land mid-traffic: %d acknowledged before, %d by the restart, %d in all", before, atRestart, served.Load())
