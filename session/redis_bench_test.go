@@ -15,7 +15,7 @@ import (
 	"github.com/pomehq/pome/twins"
 	"github.com/pomehq/pome/twins/all"
 	"github.com/pomehq/pome/twins/github"
-	"github.com/pomehq/pome/twins/slack"
+	"github.com/pomehq/pome/twins/scaleseed"
 )
 
 // benchGitHub creates a sandbox running the GitHub twin on its default
@@ -177,7 +177,7 @@ func BenchmarkRedisPipelined(b *testing.B) {
 // seed of its world holding n entities, and the write's arguments.
 type worldWrite struct {
 	twin, action, unit string
-	seed               func(n int) any
+	seed               func(n int) (json.RawMessage, error)
 	args               func(n int) string
 }
 
@@ -185,75 +185,18 @@ type worldWrite struct {
 // the newest of n issues, a message to a channel of n messages, a customer
 // among n, a message sent from a mailbox of n), on the same seeds.
 var worldWrites = []worldWrite{
-	{twin: "github", action: "add_issue_comment", unit: "issues", seed: githubSeed, args: func(n int) string {
+	{twin: "github", action: "add_issue_comment", unit: "issues", seed: scaleseed.GitHub, args: func(n int) string {
 		return fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":%d,"body":"Load test comment: looking into the 500 on POST /orders."}`, n)
 	}},
-	{twin: "slack", action: "slack_send_message", unit: "messages", seed: slackSeed, args: func(int) string {
+	{twin: "slack", action: "slack_send_message", unit: "messages", seed: scaleseed.Slack, args: func(int) string {
 		return `{"channel_id":"general","message":"Load test message: deploy looks healthy."}`
 	}},
-	{twin: "stripe", action: "create_customer", unit: "customers", seed: stripeSeed, args: func(int) string {
+	{twin: "stripe", action: "create_customer", unit: "customers", seed: scaleseed.Stripe, args: func(int) string {
 		return `{"email":"load@example.com","name":"Load Test","description":"pome-bench"}`
 	}},
-	{twin: "gmail", action: "send_message", unit: "messages", seed: gmailSeed, args: func(int) string {
+	{twin: "gmail", action: "send_message", unit: "messages", seed: scaleseed.Gmail, args: func(int) string {
 		return `{"userId":"me","raw":"VG86IGJvYkBleGFtcGxlLmNvbQ0KU3ViamVjdDogTG9hZCB0ZXN0DQoNCkRlcGxveSBsb29rcyBoZWFsdGh5Lg0K"}`
 	}},
-}
-
-func githubSeed(n int) any {
-	s := github.DefaultSeed()
-	s.Clock = "2026-01-05T09:00:00Z"
-	s.Repos = []github.SeedRepo{{
-		Owner: "acme", Name: "api", Description: "Acme orders API", DefaultBranch: "main",
-		Files:         map[string]string{"README.md": "# api\n\nThe Acme orders API.\n"},
-		Labels:        []github.SeedLabel{{Name: "bug", Color: "d73a4a"}, {Name: "feature", Color: "a2eeef"}},
-		Collaborators: []string{"pome-agent"},
-	}}
-	issues := make([]github.SeedIssue, n)
-	for i := range issues {
-		label := "bug"
-		if i%2 == 1 {
-			label = "feature"
-		}
-		issues[i] = github.SeedIssue{
-			Number: i + 1, Title: fmt.Sprintf("Issue %d: 500 error on POST /orders after deploy", i+1),
-			Body: "Since this morning's deploy, POST /orders answers 500 for every request.",
-			User: "pome-agent", Labels: []string{label},
-			Comments: []github.SeedComment{{User: "pome-agent", Body: "Looking into it."}},
-		}
-	}
-	s.Repos[0].Issues = issues
-	return s
-}
-
-func slackSeed(n int) any {
-	s := slack.DefaultSeed()
-	msgs := make([]slack.SeedMessage, n)
-	for i := range msgs {
-		msgs[i] = slack.SeedMessage{User: "pome-agent", Text: fmt.Sprintf("Message %d: deploy looks healthy.", i+1)}
-	}
-	for i := range s.Channels {
-		if s.Channels[i].Name == "general" {
-			s.Channels[i].Messages = msgs
-		}
-	}
-	return s
-}
-
-func stripeSeed(n int) any {
-	cs := make([]map[string]string, n)
-	for i := range cs {
-		cs[i] = map[string]string{"email": fmt.Sprintf("customer%d@example.com", i+1), "name": fmt.Sprintf("Customer %d", i+1)}
-	}
-	return map[string]any{"customers": cs}
-}
-
-func gmailSeed(n int) any {
-	ms := make([]map[string]any, n)
-	for i := range ms {
-		ms[i] = map[string]any{"from": "bob@example.com", "to": []string{"agent@acme.test"}, "subject": fmt.Sprintf("Report %d", i+1),
-			"text": "The deploy looks healthy.", "labels": []string{"INBOX"}}
-	}
-	return map[string]any{"mailboxes": []map[string]any{{"address": "agent@acme.test", "name": "Agent", "messages": ms}}}
 }
 
 // BenchmarkRedisWriteWorldSize measures a write on Redis, served as a
@@ -283,7 +226,7 @@ func BenchmarkRedisWriteWorldSize(b *testing.B) {
 				b.Run(fmt.Sprintf("%s/%s/%s=%d", layout, ww.twin, ww.unit, n), func(b *testing.B) {
 					s := newRedis(b, time.Now)
 					m := session.NewManager(s, nil, session.Config{}, nil)
-					raw, err := json.Marshal(ww.seed(n))
+					raw, err := ww.seed(n)
 					if err != nil {
 						b.Fatal(err)
 					}

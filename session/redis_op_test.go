@@ -70,7 +70,7 @@ func TestRedisOpsReplicate(t *testing.T) {
 			rs := newReplicaSet(t, 3)
 			tw, _ := reg.Get(ww.twin)
 			a, _ := tw.Action(ww.action)
-			raw, _ := json.Marshal(ww.seed(5))
+			raw, _ := ww.seed(5)
 			world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
 			if err != nil {
 				t.Fatal(err)
@@ -137,7 +137,7 @@ func TestRedisOpsConcurrentReplicas(t *testing.T) {
 	tw, _ := reg.Get(ww.twin)
 	a, _ := tw.Action(ww.action)
 	rs := newReplicaSet(t, 3)
-	raw, _ := json.Marshal(ww.seed(3))
+	raw, _ := ww.seed(3)
 	world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +209,7 @@ func TestRedisOpsRefused(t *testing.T) {
 	tw, _ := reg.Get(ww.twin)
 	a, _ := tw.Action(ww.action)
 	rs := newReplicaSet(t, 2)
-	raw, _ := json.Marshal(ww.seed(3))
+	raw, _ := ww.seed(3)
 	world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +263,7 @@ func TestRedisWriteFlat(t *testing.T) {
 			m := session.NewManager(s, nil, session.Config{}, nil)
 			var allocs, bytes [2]float64
 			for i, n := range []int{10, 10_000} {
-				raw, _ := json.Marshal(ww.seed(n))
+				raw, _ := ww.seed(n)
 				world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
 				if err != nil {
 					t.Fatal(err)

@@ -14,8 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pomehq/pome/twins/github"
-	"github.com/pomehq/pome/twins/slack"
+	"github.com/pomehq/pome/twins/scaleseed"
 )
 
 // The scale runs answer "does a write cost more as the sandbox grows?"
@@ -128,16 +127,16 @@ func callNamed(name string) Call {
 }
 
 var worldWrites = []worldWrite{
-	{twin: "github", unit: "issues", seed: GitHubSeed, call: func(n int) Call {
+	{twin: "github", unit: "issues", seed: scaleseed.GitHub, call: func(n int) Call {
 		// A comment on the newest issue: the far end of the repository
 		// from issue #1, where a scan would cost most.
 		c := callNamed(CallPostComment)
 		c.Path = "/repos/acme/api/issues/" + strconv.Itoa(n) + "/comments"
 		return c
 	}},
-	{twin: "slack", unit: "messages", seed: SlackSeed, call: func(int) Call { return callNamed(CallPostMessage) }},
-	{twin: "stripe", unit: "customers", seed: StripeSeed, call: func(int) Call { return callNamed(CallCreateCustomer) }},
-	{twin: "gmail", unit: "messages", seed: GmailSeed, call: func(int) Call { return GmailSend }},
+	{twin: "slack", unit: "messages", seed: scaleseed.Slack, call: func(int) Call { return callNamed(CallPostMessage) }},
+	{twin: "stripe", unit: "customers", seed: scaleseed.Stripe, call: func(int) Call { return callNamed(CallCreateCustomer) }},
+	{twin: "gmail", unit: "messages", seed: scaleseed.Gmail, call: func(int) Call { return GmailSend }},
 }
 
 // WorldTwins are the twins the world dimension can measure.
@@ -147,85 +146,6 @@ func WorldTwins() []string {
 		out[i] = w.twin
 	}
 	return out
-}
-
-// GitHubSeed is acme/api with n issues (numbers 1..n), each with one
-// comment.
-func GitHubSeed(n int) (json.RawMessage, error) {
-	s := github.DefaultSeed()
-	s.Clock = "2026-01-05T09:00:00Z"
-	s.Repos = []github.SeedRepo{{
-		Owner: "acme", Name: "api", Description: "Acme orders API", DefaultBranch: "main",
-		Files:         map[string]string{"README.md": "# api\n\nThe Acme orders API.\n"},
-		Labels:        []github.SeedLabel{{Name: "bug", Color: "d73a4a"}, {Name: "feature", Color: "a2eeef"}},
-		Collaborators: []string{"pome-agent"},
-	}}
-	issues := make([]github.SeedIssue, n)
-	for i := range issues {
-		label := "bug"
-		if i%2 == 1 {
-			label = "feature"
-		}
-		issues[i] = github.SeedIssue{
-			Number: i + 1,
-			Title:  "Issue " + strconv.Itoa(i+1) + ": 500 error on POST /orders after deploy",
-			Body:   "Since this morning's deploy, POST /orders answers 500 for every request.",
-			User:   "pome-agent", Labels: []string{label},
-			Comments: []github.SeedComment{{User: "pome-agent", Body: "Looking into it."}},
-		}
-	}
-	s.Repos[0].Issues = issues
-	return json.Marshal(s)
-}
-
-// SlackSeed is the default workspace whose #general holds n messages.
-func SlackSeed(n int) (json.RawMessage, error) {
-	s := slack.DefaultSeed()
-	msgs := make([]slack.SeedMessage, n)
-	for i := range msgs {
-		msgs[i] = slack.SeedMessage{User: "pome-agent", Text: fmt.Sprintf("Message %d: deploy looks healthy.", i+1)}
-	}
-	found := false
-	for i := range s.Channels {
-		if s.Channels[i].Name == "general" {
-			s.Channels[i].Messages, found = msgs, true
-		}
-	}
-	if !found {
-		return nil, errors.New("the default Slack seed has no #general")
-	}
-	return json.Marshal(s)
-}
-
-// StripeSeed is an account with n customers.
-func StripeSeed(n int) (json.RawMessage, error) {
-	type customer struct {
-		Email string `json:"email"`
-		Name  string `json:"name"`
-	}
-	cs := make([]customer, n)
-	for i := range cs {
-		cs[i] = customer{Email: fmt.Sprintf("customer%d@example.com", i+1), Name: fmt.Sprintf("Customer %d", i+1)}
-	}
-	return json.Marshal(map[string]any{"customers": cs})
-}
-
-// GmailSeed is one mailbox (the sandbox's user) holding n received
-// messages.
-func GmailSeed(n int) (json.RawMessage, error) {
-	type message struct {
-		From    string   `json:"from"`
-		To      []string `json:"to"`
-		Subject string   `json:"subject"`
-		Text    string   `json:"text"`
-		Labels  []string `json:"labels"`
-	}
-	ms := make([]message, n)
-	for i := range ms {
-		ms[i] = message{From: "bob@example.com", To: []string{"agent@acme.test"}, Subject: fmt.Sprintf("Report %d", i+1),
-			Text: "The deploy looks healthy.", Labels: []string{"INBOX"}}
-	}
-	return json.Marshal(map[string]any{"mailboxes": []map[string]any{{"address": "agent@acme.test", "name": "Agent", "messages": ms}}})
 }
 
 // writesPerSandbox bounds how much a point's writes grow what it measures:
