@@ -35,6 +35,31 @@ func newReplicaSet(t *testing.T, n int) *replicaSet {
 	return rs
 }
 
+// createWorld creates, on s, a sandbox of ww's twin seeded with n of its
+// entities (discarded when the test ends), and returns it with the twin
+// and ww's write action.
+func createWorld(t *testing.T, s *session.RedisStore, ww worldWrite, n int) (*session.Sandbox, *twins.Twin, twins.Action) {
+	t.Helper()
+	ctx := context.Background()
+	tw, _ := all.Registry().Get(ww.twin)
+	a, _ := tw.Action(ww.action)
+	raw, err := ww.seed(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := json.Marshal(world)
+	sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
+	if err := s.Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Discard(ctx, sb.ID) })
+	return sb, tw, a
+}
+
 // agree fails the test unless every replica's State of the twin is the
 // same document (the last replica reads it cold when it caches nothing).
 func (rs *replicaSet) agree(t *testing.T, sb *session.Sandbox, twin, after string) []byte {
@@ -64,23 +89,10 @@ func (rs *replicaSet) agree(t *testing.T, sb *session.Sandbox, twin, after strin
 func TestRedisOpsReplicate(t *testing.T) {
 	redisURL(t)
 	ctx := context.Background()
-	reg := all.Registry()
 	for _, ww := range worldWrites {
 		t.Run(ww.twin, func(t *testing.T) {
 			rs := newReplicaSet(t, 3)
-			tw, _ := reg.Get(ww.twin)
-			a, _ := tw.Action(ww.action)
-			raw, _ := ww.seed(5)
-			world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, _ := json.Marshal(world)
-			sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
-			if err := rs.stores[0].Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { rs.stores[0].Discard(ctx, sb.ID) })
+			sb, tw, a := createWorld(t, rs.stores[0], ww, 5)
 			// Replica 1 caches the seed world.
 			if err := rs.stores[1].Update(ctx, sb, tw, false, func(any) (bool, error) { return false, nil }); err != nil {
 				t.Fatal(err)
@@ -132,22 +144,8 @@ func TestRedisOpsReplicate(t *testing.T) {
 func TestRedisOpsConcurrentReplicas(t *testing.T) {
 	redisURL(t)
 	ctx := context.Background()
-	reg := all.Registry()
-	ww := worldWrites[1] // slack: each write adds a message
-	tw, _ := reg.Get(ww.twin)
-	a, _ := tw.Action(ww.action)
 	rs := newReplicaSet(t, 3)
-	raw, _ := ww.seed(3)
-	world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, _ := json.Marshal(world)
-	sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
-	if err := rs.stores[0].Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rs.stores[0].Discard(ctx, sb.ID) })
+	sb, tw, a := createWorld(t, rs.stores[0], worldWrites[1], 3) // slack: each write adds a message
 	const perWorker, workers = 15, 4
 	var wg sync.WaitGroup
 	errs := make(chan error, workers*perWorker)
@@ -204,22 +202,9 @@ func TestRedisOpsConcurrentReplicas(t *testing.T) {
 func TestRedisOpsRefused(t *testing.T) {
 	redisURL(t)
 	ctx := context.Background()
-	reg := all.Registry()
 	ww := worldWrites[0]
-	tw, _ := reg.Get(ww.twin)
-	a, _ := tw.Action(ww.action)
 	rs := newReplicaSet(t, 2)
-	raw, _ := ww.seed(3)
-	world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, _ := json.Marshal(world)
-	sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
-	if err := rs.stores[0].Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rs.stores[0].Discard(ctx, sb.ID) })
+	sb, tw, a := createWorld(t, rs.stores[0], ww, 3)
 	good, _ := a.Decode(json.RawMessage(ww.args(3)))
 	if _, err := rs.ms[0].Invoke(ctx, sb, tw, a, good, nil); err != nil {
 		t.Fatal(err)
@@ -254,25 +239,13 @@ func TestRedisWriteFlat(t *testing.T) {
 		t.Skip("builds worlds of 10,000 entities")
 	}
 	ctx := context.Background()
-	reg := all.Registry()
 	for _, ww := range worldWrites {
 		t.Run(ww.twin, func(t *testing.T) {
-			tw, _ := reg.Get(ww.twin)
-			a, _ := tw.Action(ww.action)
 			s := newRedis(t, time.Now)
 			m := session.NewManager(s, nil, session.Config{}, nil)
 			var allocs, bytes [2]float64
 			for i, n := range []int{10, 10_000} {
-				raw, _ := ww.seed(n)
-				world, err := tw.NewWorld(twins.WithEnv(ctx, &twins.Env{Twin: tw.Name, Now: time.Now}), raw)
-				if err != nil {
-					t.Fatal(err)
-				}
-				doc, _ := json.Marshal(world)
-				sb := storetest.NewSandbox(storetest.NewTeam(), time.Now(), time.Hour, tw.Name)
-				if err := s.Create(ctx, sb, map[string]session.SeedWorld{tw.Name: {World: world, Doc: doc}}, 0); err != nil {
-					t.Fatal(err)
-				}
+				sb, tw, a := createWorld(t, s, ww, n)
 				in, err := a.Decode(json.RawMessage(ww.args(n)))
 				if err != nil {
 					t.Fatal(err)
