@@ -96,8 +96,9 @@ type worldBudgeter interface {
 // redisBudget): worldMeasured counts a twin's world as size bytes, last
 // measured here at prev (-1: never), or refuses the write past a budget;
 // worldTight says the team or the server is near its budget, so that
-// every write is measured.
+// every write is measured; sharedBudgetOn, that a server budget is set.
 type sharedWorldBudget interface {
+	sharedBudgetOn() bool
 	worldMeasured(sb *Sandbox, twin string, prev, size int64) error
 	worldTight(team string) bool
 }

@@ -361,7 +361,7 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 		}
 		return nil, storeFailure(err)
 	}
-	if _, shared := m.Store.(sharedWorldBudget); m.Config.Budgets.WorldBytes > 0 || shared {
+	if sw, ok := m.Store.(sharedWorldBudget); m.Config.Budgets.WorldBytes > 0 || (ok && sw.sharedBudgetOn()) {
 		// The seeds' sizes are measures of the worlds as created, so that
 		// a store whose writes are measured here (sampled, see Invoke)
 		// does not measure a whole world again at its first write.
@@ -632,6 +632,9 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 	// Redis store, see redis_live.go), so refusing one keeps nothing of it.
 	lim := m.Config.Budgets.WorldBytes
 	shared, _ := m.Store.(sharedWorldBudget)
+	if shared != nil && !shared.sharedBudgetOn() {
+		shared = nil
+	}
 	measure := false
 	if write && (lim > 0 || shared != nil) {
 		b, ok := m.Store.(worldBudgeter)

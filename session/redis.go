@@ -118,6 +118,8 @@ func (s *RedisStore) worldMeasured(sb *Sandbox, twin string, prev, size int64) e
 
 func (s *RedisStore) worldTight(team string) bool { return s.budget.tight(team) }
 
+func (s *RedisStore) sharedBudgetOn() bool { return s.budget.on() }
+
 // tapeCap is the row cap an append passes its script: negative once the
 // team's or the server's tape budget is spent, which cuts the tape where
 // it is (luaAppendRow).
