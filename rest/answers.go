@@ -20,13 +20,31 @@ import (
 // for (twins.Header) and the sandbox clock (twins.Env.Now): twins hold no
 // other state and draw no random numbers. On a store that numbers its
 // worlds' versions (the memory store: a new number for every write, taken
-// before it changes anything; session.Manager.WorldVersion), the answer
+// before it changes anything; Redis: below; session.Manager.WorldVersion),
+// the answer
 // of a read is therefore the same for every request equal to it that
 // finds the world at the same version, and is kept, with its status,
 // headers and ETag, to be served again without running the action or
 // encoding anything. The request's headers that the action read are kept
 // with it and must be equal again; an answer that read the clock is never
 // kept. Errors are not kept either.
+//
+// On Redis (session.RedisStore.WorldVersion) the version is the state's
+// stored version, which every write stored by any replica bumps, and a
+// cached answer is served only for the version the call itself
+// established against Redis, exactly as a read of the replica's cached
+// world would be: a call authorized with a round trip looks its answer up
+// only after that round trip, for the version it read there; a
+// speculative read (authorized from the record this replica holds) looks
+// it up for the version of the world the replica caches, and its answer
+// is held until the call's tape append has checked, in Redis, that the
+// state is still at that version (otherwise it is thrown away and the
+// call served again, authorized with a round trip). A read whose call
+// established no version runs, and its answer is kept for the version it
+// ran on. Versions start again at 1 when a sandbox is created again under
+// the same id, so a slot belongs to one incarnation of a sandbox
+// (answerSlotKey). Each replica keeps its own cache; a replica that
+// restarts starts with none.
 //
 // A sandbox twin's answers live in one slot, for one version: the first
 // answer kept at a newer version drops the slot's older ones, so a cache
@@ -107,9 +125,12 @@ func (c *answerCache) shard(slot string) *answerShard {
 	return &c.shards[maphash.String(c.seed, slot)%answerShards]
 }
 
-// answerSlotKey names the slot of a sandbox twin's answers.
+// answerSlotKey names the slot of a sandbox twin's answers, in one
+// incarnation of the sandbox: a store may number the worlds of a sandbox
+// created again under the same id from where the one before began
+// (Redis).
 func answerSlotKey(sb *session.Sandbox, twin string) string {
-	return sb.ID + "\x00" + twin
+	return sb.ID + "\x00" + twin + "\x00" + strconv.FormatInt(sb.CreatedAt.UnixNano(), 36)
 }
 
 // answerRequestKey is what of a read request its answer may depend on,

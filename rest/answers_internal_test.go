@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pomehq/pome/session"
 )
 
 func TestAnswerCacheVersions(t *testing.T) {
@@ -91,5 +94,19 @@ func TestAnswerCacheBounds(t *testing.T) {
 	}
 	if total == 0 {
 		t.Fatal("nothing kept at all")
+	}
+}
+
+// A sandbox created again under the same id gets slots of its own: a
+// store may number its worlds from where the one before began (Redis).
+func TestAnswerSlotPerIncarnation(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	a := &session.Sandbox{ID: "ses_0123456789abcdef", CreatedAt: at}
+	b := &session.Sandbox{ID: a.ID, CreatedAt: at.Add(time.Nanosecond)}
+	if answerSlotKey(a, "github") == answerSlotKey(b, "github") {
+		t.Fatal("two incarnations of one sandbox share a slot")
+	}
+	if answerSlotKey(a, "github") != answerSlotKey(&session.Sandbox{ID: a.ID, CreatedAt: at}, "github") || answerSlotKey(a, "github") == answerSlotKey(a, "slack") {
+		t.Fatal("slots are not one per sandbox incarnation and twin")
 	}
 }

@@ -39,16 +39,9 @@ func get(t *testing.T, e *resttest.Env, path string, hdr ...string) (int, http.H
 	return resp.StatusCode, resp.Header, b
 }
 
-func memoryOnly(t *testing.T) {
-	if _, ok := resttest.NewStore(t).(*session.MemoryStore); !ok {
-		t.Skip("answers are cached on the memory store only")
-	}
-}
-
 // A read sent again on the same world is answered from the cache, with
 // the same status, headers, ETag and body, and taped like the first.
 func TestAnswerCacheServesTheSameAnswer(t *testing.T) {
-	memoryOnly(t)
 	e := resttest.Start(t, github.New(), "")
 	st1, h1, b1 := get(t, e, "/repos/acme/api/issues/1")
 	h0, m0 := rest.AnswerCacheCounts(e.Server)
@@ -88,7 +81,6 @@ func TestAnswerCacheServesTheSameAnswer(t *testing.T) {
 // A write makes every kept answer of the twin's world stale: the next read
 // runs again and sees the write.
 func TestAnswerCacheSeesEveryWrite(t *testing.T) {
-	memoryOnly(t)
 	e := resttest.Start(t, github.New(), "")
 	count := func() int {
 		_, _, b := get(t, e, "/repos/acme/api/issues/1")
@@ -123,7 +115,6 @@ func TestAnswerCacheSeesEveryWrite(t *testing.T) {
 // What an answer depends on in the request's headers is part of its key:
 // GitHub answers a pull request as JSON, or as a diff when Accept asks.
 func TestAnswerCacheKeysOnTheHeadersRead(t *testing.T) {
-	memoryOnly(t)
 	e := resttest.Start(t, github.New(), "")
 	if st, b := e.Do(t, http.MethodPost, "/repos/acme/api/pulls", "application/json", []byte(`{"title":"t","head":"feature","base":"main"}`)); st != 201 {
 		if st, b = e.Do(t, http.MethodPost, "/repos/acme/api/git/refs", "application/json", []byte(`{"ref":"refs/heads/feature","sha":"`+mainSHA(t, e)+`"}`)); st != 201 {
@@ -178,7 +169,6 @@ func mainSHA(t *testing.T, e *resttest.Env) string {
 // bot token with its bot and a user token without, and neither is served
 // the other's kept answer.
 func TestAnswerCacheKeysOnTheRole(t *testing.T) {
-	memoryOnly(t)
 	e := resttest.Start(t, slack.New(), "")
 	call := func(token string) string {
 		req, _ := http.NewRequest(http.MethodPost, e.APIURL+"/api/auth.test", nil)
@@ -239,7 +229,6 @@ func clockTwin() *twins.Twin {
 
 // An answer that read the clock is never kept.
 func TestAnswerCacheNeverKeepsTheClock(t *testing.T) {
-	memoryOnly(t)
 	e := resttest.Start(t, clockTwin(), "")
 	_, _, a := get(t, e, "/now")
 	time.Sleep(2 * time.Millisecond)
@@ -298,7 +287,6 @@ func TestAnswerCacheOff(t *testing.T) {
 // Readers and writers at once: a read sent after a write was acknowledged
 // always sees it, kept answers or not.
 func TestAnswerCacheReadsAfterAcknowledgedWrites(t *testing.T) {
-	memoryOnly(t)
 	e := resttest.Start(t, github.New(), "")
 	comments := func() int {
 		_, _, b := get(t, e, "/repos/acme/api/issues/1")

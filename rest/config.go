@@ -57,7 +57,7 @@ type Config struct {
 	// team's share, keeps no further rows and reads truncated.
 	MaxServerTapeBytes int64
 	// AnswerCacheBytes bounds the answers of reads kept per world version
-	// to be served again (answers.go; memory store only): 0 is the
+	// to be served again (answers.go; memory and Redis stores): 0 is the
 	// default, 32 MiB, and a negative value keeps none.
 	AnswerCacheBytes int64
 	// TeamBudgetPercent is the part of each server budget one team may

@@ -359,9 +359,14 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		if d.answers != nil && p != nil && a.Spec().Effect == twins.Read && r.Method != http.MethodHead && len(scope.body) <= maxKeyBody {
 			if ver, ok := d.srv.Manager.WorldVersion(p.Sandbox, tw.Name); ok {
 				slot, key = answerSlotKey(p.Sandbox, tw.Name), answerRequestKey(r, p.Role, scope.body)
-				if ans := d.answers.get(slot, ver, key, r.Header); ans != nil {
-					serveAnswer(w, r, ans)
-					return
+				// Version 0: the call has not established one yet (Redis,
+				// see session.RedisStore.WorldVersion); the read says
+				// which it ran on, and its answer is kept for that.
+				if ver != 0 {
+					if ans := d.answers.get(slot, ver, key, r.Header); ans != nil {
+						serveAnswer(w, r, ans)
+						return
+					}
 				}
 				deps = &twins.ReadDeps{}
 				ctx = session.WithReadVersion(twins.WithReadDeps(ctx, deps), &readVer)

@@ -609,11 +609,14 @@ func (s *RedisStore) Update(ctx context.Context, sb *Sandbox, tw *twins.Twin, wr
 	}
 	s.twins.note(tw)
 	if !write {
-		world, done, err := s.readWorld(ctx, sb, tw)
+		world, ver, done, err := s.readWorld(ctx, sb, tw)
 		if err != nil {
 			return err
 		}
 		defer done()
+		if v := readVersionFrom(ctx); v != nil {
+			*v = uint64(ver)
+		}
 		_, err = fn(world)
 		return err
 	}

@@ -514,11 +514,15 @@ func (s *RedisStore) State(ctx context.Context, sb *Sandbox, twin string) ([]byt
 }
 
 // readWorld returns the twin's current world for a read, which must not
-// change it, and the function to call once done with it: the cached one
-// when Redis still holds its version, else the stored one (the deltas
-// after the cached version applied to it, or the base and its deltas),
-// built and cached.
-func (s *RedisStore) readWorld(ctx context.Context, sb *Sandbox, tw *twins.Twin) (any, func(), error) {
+// change it, its version, and the function to call once done with it: the
+// cached one when Redis still holds its version, else the stored one (the
+// deltas after the cached version applied to it, or the base and its
+// deltas), built and cached. The version is the one the world is at while
+// the caller holds it (a write of this process may have stored a later one
+// than the version Redis answered); it is the stored version of exactly
+// that world, since a world changed by a write that was not stored is
+// never handed out (redis_live.go).
+func (s *RedisStore) readWorld(ctx context.Context, sb *Sandbox, tw *twins.Twin) (any, int64, func(), error) {
 	created := sb.CreatedAt.UnixNano()
 	for try := 0; ; try++ {
 		var cached *worldEntry
@@ -530,17 +534,17 @@ func (s *RedisStore) readWorld(ctx context.Context, sb *Sandbox, tw *twins.Twin)
 			if sb.view.serves(tw.Name, cached.ver) && cached.read() {
 				// The authorization of this call saw this very version
 				// (or this process stored a later one since).
-				return cached.world, cached.unread, nil
+				return cached.world, cached.live.ver, cached.unread, nil
 			}
 			have = strconv.FormatInt(cached.ver, 10)
 		}
 		res, err := s.runScript(ctx, readScript, []string{stateKey(sb.ID, tw.Name)}, have).Slice()
 		if err != nil {
-			return nil, nil, notFound(err)
+			return nil, 0, nil, notFound(err)
 		}
 		r, err := parseState(res)
 		if err != nil {
-			return nil, nil, err
+			return nil, 0, nil, err
 		}
 		e, err := catchUp(tw, sb.ID, cached, r)
 		if errors.Is(err, errGivenUp) && try == 0 {
@@ -548,16 +552,16 @@ func (s *RedisStore) readWorld(ctx context.Context, sb *Sandbox, tw *twins.Twin)
 			continue
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, 0, nil, err
 		}
 		if e != cached {
 			s.worlds.putEntry(sb.ID, tw.Name, created, e)
 		}
 		if e.read() {
-			return e.world, e.unread, nil
+			return e.world, e.live.ver, e.unread, nil
 		}
 		if try > 0 {
-			return nil, nil, fmt.Errorf("%s state: %w", tw.Name, errGivenUp)
+			return nil, 0, nil, fmt.Errorf("%s state: %w", tw.Name, errGivenUp)
 		}
 	}
 }

@@ -25,6 +25,11 @@ import (
 // away and serves the call again the ordinary way. Either way the tape
 // gets exactly one row for the call and its seq stays gap-free.
 //
+// The same holds for an answer a transport kept for the cached world's
+// version (WorldVersion reports that version for a speculative record):
+// it is served into the held answer, and leaves only once the append found
+// the state still at that version.
+//
 // A write is never speculative: Update refuses one made with a speculative
 // record (ErrStale), so that a write always starts from an authorization
 // Redis has just confirmed.

@@ -77,3 +77,29 @@ func (s *RedisStore) GetForTwin(ctx context.Context, id, twin string) (*Sandbox,
 	}
 	return sb, nil
 }
+
+// WorldVersion reports the version of the twin's state that sb's
+// authorization established: the version GetForTwin read from Redis in the
+// authorization's own round trip, or, for a speculative record
+// (GetCached), the version of the world this process caches, which the
+// call's tape append then checks against Redis before the call's answer
+// may leave (Attempt.Held). Either way an answer kept for that version
+// is what a read run now on the world would answer, under the same
+// guarantee as that read (see twinView.serves and redis_spec.go). Without
+// a view that still serves (a write was made with sb, or sb was read
+// without one) it reports 0: the read itself then says which version it
+// ran on (WithReadVersion).
+//
+// Versions are the state hash's 'ver', which only grows: every stored
+// write adds one, in the script that stores it, whichever replica wrote;
+// a compaction keeps it; a write that was not stored leaves it and gives
+// up the world it changed (redis_live.go), so a number names one world of
+// one incarnation of the sandbox. The incarnation (CreatedAt) is not in
+// the number: callers key what they keep by it (a sandbox discarded and
+// created again under the same id counts from 1 again).
+func (s *RedisStore) WorldVersion(sb *Sandbox, twin string) (uint64, bool) {
+	if v := sb.view; v != nil && v.serves(twin, v.ver) {
+		return uint64(v.ver), true
+	}
+	return 0, true
+}

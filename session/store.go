@@ -202,12 +202,25 @@ type Store interface {
 // worldVersioner is a store that numbers the versions of its worlds, for
 // caches of what a read answers (Manager.WorldVersion). A store without
 // it has nothing cached.
+//
+// The memory store numbers every world of the process from one counter,
+// and a write takes its new number before it changes anything, so the
+// number it reports is the world a read would find now. The Redis store
+// reports the state's stored version ('ver', bumped by every stored write
+// on any replica) as the call's authorization established it: read from
+// Redis in that round trip, or, for a speculative read, the version this
+// process caches, which the call's tape append checks against Redis
+// before its answer may leave (RedisStore.WorldVersion). Its numbers
+// start again at 1 for a sandbox created again under the same id, so
+// what is kept by version is kept per sandbox incarnation (CreatedAt).
 type worldVersioner interface {
-	// WorldVersion reports the version of the twin's world: two reads
-	// that find the same version read the same world. A write takes its
-	// new version before it changes anything, and a read run through
-	// Update with a context from WithReadVersion learns the version of
-	// the world it ran on.
+	// WorldVersion reports the version of the twin's world as this call
+	// may read it: two reads that find the same version of the same
+	// sandbox incarnation read the same world. It reports 0 (with true)
+	// when the call has not established one before its read; the read
+	// still reports the version it ran on. A read run through Update with
+	// a context from WithReadVersion learns the version of the world it
+	// ran on.
 	WorldVersion(sb *Sandbox, twin string) (uint64, bool)
 }
 
@@ -226,7 +239,10 @@ func readVersionFrom(ctx context.Context) *uint64 {
 }
 
 // WorldVersion reports the version of the twin's world in sb, on a store
-// that numbers them (the memory store); false elsewhere.
+// that numbers them (the memory store, the Redis store); false elsewhere.
+// A version is 0 when the store cannot tell it before the read, which then
+// reports it (WithReadVersion); versions of a sandbox created again under
+// the same id may repeat those of the one before.
 func (m *Manager) WorldVersion(sb *Sandbox, twin string) (uint64, bool) {
 	if v, ok := m.Store.(worldVersioner); ok {
 		return v.WorldVersion(sb, twin)

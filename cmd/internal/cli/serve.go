@@ -92,7 +92,7 @@ func (a *App) newServeCmd() *cobra.Command {
 	bindKey(f, "team-budget-percent", keyTeamBudgetPercent)
 	f.Int("gc-heap-floor", 128, "MiB the Go heap may grow to before a garbage collection, while little of it is live; 0 leaves GOGC alone (env POME_GC_HEAP_FLOOR)")
 	bindKey(f, "gc-heap-floor", keyGCHeapFloor)
-	f.Int64("answer-cache-bytes", rest.DefaultAnswerCacheBytes, "bytes of reads' answers kept per world version and served again while the world is unchanged (memory store); 0 keeps none (env POME_ANSWER_CACHE_BYTES)")
+	f.Int64("answer-cache-bytes", rest.DefaultAnswerCacheBytes, "bytes of reads' answers kept per world version and served again while the world is unchanged; 0 keeps none (env POME_ANSWER_CACHE_BYTES)")
 	bindKey(f, "answer-cache-bytes", keyAnswerCacheBytes)
 	f.Bool("state-deltas", false, "tape what each call changed in its twin's state, for the dashboard (env POME_STATE_DELTAS; costs a diff per write)")
 	bindKey(f, "state-deltas", keyStateDeltas)
