@@ -14,6 +14,8 @@
 #   scale-memory  write cost against world size, tape length and open sandboxes
 #   rate-redis    10,000 req/s for 30 s on Redis
 #   scale-redis   write cost against world size and tape length on Redis
+#   stores        each call's throughput on Redis over that on the memory store,
+#                 wrk -t2 -c64, rounds alternating the two stores
 #
 # Environment: OUT (output directory; PREBUILT=1 takes the binaries already in
 # $OUT/bin), DURATION (wrk -d, default 10s), ROUNDS
@@ -32,7 +34,7 @@ REDIS_PORT=${REDIS_PORT:-7620}
 BIN="$OUT/bin"
 mkdir -p "$BIN"
 STEPS=("$@")
-[ ${#STEPS[@]} -gt 0 ] || STEPS=(peers rate-memory create idle scale-memory rate-redis scale-redis)
+[ ${#STEPS[@]} -gt 0 ] || STEPS=(peers rate-memory create idle scale-memory rate-redis scale-redis stores)
 
 KEY="pme_$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 32)"
 export POME_API_KEYS="bench:$KEY"
@@ -116,6 +118,22 @@ for step in "${STEPS[@]}"; do
 				bench --scenarios sandbox_create --baseline=false -c "$c" -d 5s --create-count 2000 --server-pid "$POME_PID" | tee "$OUT/create-$store-c$c.txt"
 			done
 		done ;;
+	stores)
+		for r in $(seq "$ROUNDS"); do
+			for store in memory redis; do
+				start_pome "$store"
+				bench ceiling --rounds 1 -d "$DURATION" --server-pid "$POME_PID" -q --json-out "$OUT/stores-$store-r$r.json" >"$OUT/stores-$store-r$r.txt"
+			done
+		done
+		# Per call: Redis req/s over memory req/s in each round, and the median.
+		jq -rs '
+			(length / 2) as $n
+			| [range(0; $n) as $r | {m: .[2*$r], x: .[2*$r+1]}] as $rounds
+			| .[0].calls | map(.call) | .[] as $call
+			| [$rounds[] | ((.x.calls[] | select(.call == $call) | .pome_req_per_sec) / (.m.calls[] | select(.call == $call) | .pome_req_per_sec))]
+			| sort as $q
+			| "\($call)\tredis/memory \($q[($q | length) / 2 | floor] * 100 | round / 100) (rounds: \($q | map(. * 100 | round / 100) | join(", ")))"
+		' $(for r in $(seq "$ROUNDS"); do echo "$OUT/stores-memory-r$r.json" "$OUT/stores-redis-r$r.json"; done) | tee "$OUT/stores.txt" ;;
 	idle)
 		start_pome memory
 		bench --sandboxes 10000 --scenarios github_get_issue --baseline=false -d 3s --server-pid "$POME_PID" --server-heap | tee "$OUT/idle-memory.txt" ;;
