@@ -329,15 +329,21 @@ func (rb *redisBudget) admitHere(sb *Sandbox, seeds int64, states map[string]int
 	if !rb.roomyFor(sb.Team, w, b) {
 		return false
 	}
+	rb.pend(sb, w, func(p *budgetPending) { p.admit = ops })
+	return true
+}
+
+// pend records a change of sb that adds grew bytes of world, made by
+// change on its pending entry, and starts the flusher.
+func (rb *redisBudget) pend(sb *Sandbox, grew int64, change func(*budgetPending)) {
 	rb.mu.Lock()
 	p := rb.entry(sb)
-	p.admit = ops
-	p.grew += w
-	rb.team(sb.Team).pendingWorld.Add(w)
-	rb.pendingWorld.Add(w)
+	change(p)
+	p.grew += grew
+	rb.team(sb.Team).pendingWorld.Add(grew)
+	rb.pendingWorld.Add(grew)
 	rb.mu.Unlock()
 	rb.start()
-	return true
 }
 
 // admitThere admits sb by the budget script.
@@ -486,17 +492,12 @@ func (rb *redisBudget) worldMeasured(sb *Sandbox, twin string, prev, size int64)
 			return &BudgetError{Budget: BudgetServerWorld, Twin: twin, Team: sb.Team, Limit: lim, Used: server, Size: server + grew}
 		}
 	}
-	rb.mu.Lock()
-	p := rb.entry(sb)
-	if p.worlds == nil {
-		p.worlds = map[string]int64{}
-	}
-	p.worlds[twin] = size
-	p.grew += grew
-	rb.team(sb.Team).pendingWorld.Add(grew)
-	rb.pendingWorld.Add(grew)
-	rb.mu.Unlock()
-	rb.start()
+	rb.pend(sb, grew, func(p *budgetPending) {
+		if p.worlds == nil {
+			p.worlds = map[string]int64{}
+		}
+		p.worlds[twin] = size
+	})
 	return nil
 }
 
