@@ -25,6 +25,16 @@ type request struct {
 	body        []byte
 }
 
+// decodeInput is a REST call's typed input: the request's arguments,
+// validated and decoded by the action.
+func decodeInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (any, error) {
+	args, err := buildInput(tw, a, b, r)
+	if err != nil {
+		return nil, err
+	}
+	return a.Decode(args)
+}
+
 // buildInput turns path parameters, the query string and the body into the
 // action's JSON arguments: the one decoder behind every vendor binding.
 // Values that arrive as strings (path, query, forms) are coerced to the
