@@ -300,9 +300,11 @@ func (a *action[W, In, Out]) DecodeMap(obj map[string]any) (any, error) {
 		if !ok {
 			continue
 		}
-		var g any
-		if err := json.Unmarshal(text, &g); err != nil {
-			return nil, Errorf(Invalid, "invalid_json", "Problems parsing JSON: %v", err)
+		g, ok := plainGeneric(text)
+		if !ok {
+			if err := json.Unmarshal(text, &g); err != nil {
+				return nil, Errorf(Invalid, "invalid_json", "Problems parsing JSON: %v", err)
+			}
 		}
 		if raw == nil {
 			raw = map[string]json.RawMessage{}

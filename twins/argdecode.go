@@ -450,6 +450,12 @@ func (p *argPlan) decodeObject(obj map[string]any, raw map[string]json.RawMessag
 		f := &p.fields[i]
 		fv := dst.FieldByIndex(f.index)
 		if text, ok := raw[k]; ok && f.plan.text {
+			if ok, err := decodeIntText(f.plan, text, fv); ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			if err := decodeText(text, fv); err != nil {
 				return err
 			}
@@ -634,4 +640,62 @@ func appendJSONFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
+}
+
+// decodeIntText decodes a number's text into an integer field, or a
+// pointer to one, as encoding/json does: the literal must parse as an
+// integer that fits. ok is false for any other text, left to decodeText.
+func decodeIntText(p *argPlan, text json.RawMessage, dst reflect.Value) (ok bool, err error) {
+	if len(text) == 0 || text[0] != '-' && (text[0] < '0' || text[0] > '9') {
+		return false, nil
+	}
+	ptr := p.kind == argPtr
+	if ptr {
+		p = p.elem
+	}
+	if p.kind != argInt {
+		return false, nil
+	}
+	n, perr := strconv.ParseInt(string(text), 10, 64)
+	if perr != nil {
+		return true, errArgFallback
+	}
+	if ptr {
+		if dst.IsNil() {
+			dst.Set(reflect.New(p.typ))
+		}
+		dst = dst.Elem()
+	}
+	if dst.OverflowInt(n) {
+		return true, errArgFallback
+	}
+	dst.SetInt(n)
+	return true, nil
+}
+
+// plainGeneric is the generic value of a JSON text that needs no parser:
+// a string without escapes, true, false or null. ok is false otherwise.
+func plainGeneric(text json.RawMessage) (any, bool) {
+	switch string(text) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	case "null":
+		return nil, true
+	}
+	n := len(text)
+	if n < 2 || text[0] != '"' || text[n-1] != '"' {
+		return nil, false
+	}
+	body := text[1 : n-1]
+	for _, c := range body {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return nil, false
+		}
+	}
+	if !utf8.Valid(body) {
+		return nil, false
+	}
+	return string(body), true
 }
