@@ -372,12 +372,7 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 				ctx = session.WithReadVersion(twins.WithReadDeps(ctx, deps), &readVer)
 			}
 		}
-		args, err := buildInput(tw, a, b, request{vars: vars, query: r.URL.Query(), contentType: r.Header.Get("Content-Type"), body: scope.body})
-		if err != nil {
-			writeTwinError(w, tw, err)
-			return
-		}
-		in, err := a.Decode(args)
+		in, err := decodeInput(tw, a, b, request{vars: vars, query: r.URL.Query(), contentType: r.Header.Get("Content-Type"), body: scope.body})
 		if err != nil {
 			writeTwinError(w, tw, err)
 			return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"net/url"
+	"reflect"
 	"testing"
 
 	"github.com/pomehq/pome/twins"
@@ -114,11 +115,21 @@ func FuzzBuildInput(f *testing.F) {
 			}
 			return
 		}
-		var obj map[string]any
-		if err := json.Unmarshal(args, &obj); err != nil {
-			t.Fatalf("%s/%s: arguments are not a JSON object: %s", tw.Name, a.Name(), args)
+		text, err := json.Marshal(args)
+		if err != nil {
+			t.Fatalf("%s/%s: arguments do not encode: %v", tw.Name, a.Name(), err)
 		}
-		in, err := a.Decode(args)
+		var obj map[string]any
+		if err := json.Unmarshal(text, &obj); err != nil {
+			t.Fatalf("%s/%s: arguments are not a JSON object: %s", tw.Name, a.Name(), text)
+		}
+		// The map and its JSON must decode alike: DecodeMap is Decode
+		// without the round trip.
+		want, wantErr := a.Decode(text)
+		in, err := a.DecodeMap(args)
+		if !sameDecode(in, err, want, wantErr) {
+			t.Fatalf("%s/%s(%s): DecodeMap gives (%#v, %v), Decode (%#v, %v)", tw.Name, a.Name(), text, in, err, want, wantErr)
+		}
 		if err != nil {
 			if e := twins.AsError(err); e.Code != twins.Invalid {
 				t.Fatalf("%s/%s: decode refused with %s, want invalid: %v", tw.Name, a.Name(), e.Code, err)
@@ -140,10 +151,23 @@ func FuzzBuildInput(f *testing.F) {
 			return
 		}
 		if e := twins.AsError(err); e.Code == twins.Internal {
-			t.Fatalf("%s/%s(%s): internal error on client input: %v", tw.Name, a.Name(), args, err)
+			t.Fatalf("%s/%s(%s): internal error on client input: %v", tw.Name, a.Name(), text, err)
 		}
 		if !call.Mutated() && string(after) != string(worlds[tw.Name]) {
-			t.Fatalf("%s/%s(%s): refused (%v) but changed the world", tw.Name, a.Name(), args, err)
+			t.Fatalf("%s/%s(%s): refused (%v) but changed the world", tw.Name, a.Name(), text, err)
 		}
 	})
+}
+
+// sameDecode reports whether two decodes agree: the same typed input, or
+// the same refusal (code, vendor code, message, field).
+func sameDecode(in any, err error, want any, wantErr error) bool {
+	if (err == nil) != (wantErr == nil) {
+		return false
+	}
+	if err != nil {
+		e, w := twins.AsError(err), twins.AsError(wantErr)
+		return e.Code == w.Code && e.Vendor == w.Vendor && e.Message == w.Message && e.Field == w.Field
+	}
+	return reflect.DeepEqual(in, want)
 }

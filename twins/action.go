@@ -130,6 +130,14 @@ type Action interface {
 	// Decode validates a JSON object of arguments against the input schema
 	// and decodes it into the typed input.
 	Decode(args json.RawMessage) (any, error)
+	// DecodeMap is Decode for arguments already held as a map, as the REST
+	// decoder builds them: the same validation, the same refusals, the
+	// same typed input, without encoding the map to JSON and parsing it
+	// back (see argdecode.go). Values are what encoding/json decodes into
+	// an any (nil, bool, float64, string, []any, map[string]any), or a
+	// json.RawMessage holding a value's JSON text. DecodeMap may change
+	// obj; the caller must not use it afterwards.
+	DecodeMap(obj map[string]any) (any, error)
 	// Run calls the handler with the twin's world and a decoded input.
 	Run(ctx context.Context, world any, in any) (any, error)
 }
@@ -151,6 +159,8 @@ type action[W, In, Out any] struct {
 	// when the schema is beyond it; see quickSchema).
 	quick *quickSchema
 	out   *jsonschema.Schema
+	// plan fills In from generic values (DecodeMap).
+	plan *argPlan
 }
 
 // New defines an action. It panics on a definition error (missing name or
@@ -190,7 +200,7 @@ func New[W, In, Out any](spec Spec, h Handler[W, In, Out]) Action {
 	if err != nil {
 		panic(fmt.Sprintf("twins.New(%s): resolve input schema: %v", spec.Name, err))
 	}
-	a := &action[W, In, Out]{spec: spec, h: h, in: in, resolved: resolved, byProp: byProp}
+	a := &action[W, In, Out]{spec: spec, h: h, in: in, resolved: resolved, byProp: byProp, plan: argPlanFor(reflect.TypeFor[In]())}
 	if doc, err := json.Marshal(in); err == nil {
 		a.quick = compileQuick(doc)
 	}
@@ -251,16 +261,74 @@ func (a *action[W, In, Out]) Decode(args json.RawMessage) (any, error) {
 	if !ok {
 		return nil, Errorf(Invalid, "invalid_arguments", "arguments must be a JSON object")
 	}
+	if err := a.validate(obj); err != nil {
+		return nil, err
+	}
+	return a.unmarshal(args)
+}
+
+// validate checks generic arguments against the input schema: the cheap
+// check first, the full validator when it cannot say yes.
+func (a *action[W, In, Out]) validate(obj map[string]any) error {
 	if !QuickValidation || !a.quick.accepts(obj) {
 		if err := a.resolved.Validate(obj); err != nil {
-			return nil, validationError(a.firstFault(obj, err))
+			return validationError(a.firstFault(obj, err))
 		}
 	}
+	return nil
+}
+
+// unmarshal decodes the arguments' JSON text into In with encoding/json,
+// the reference every other way of filling In must agree with.
+func (a *action[W, In, Out]) unmarshal(args []byte) (any, error) {
 	var in In
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, Errorf(Invalid, "invalid_arguments", "invalid arguments: %v", err)
 	}
 	return in, nil
+}
+
+func (a *action[W, In, Out]) DecodeMap(obj map[string]any) (any, error) {
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	// Values given as text are checked, and mostly decoded, as the
+	// generic values their text stands for.
+	var raw map[string]json.RawMessage
+	for k, v := range obj {
+		text, ok := v.(json.RawMessage)
+		if !ok {
+			continue
+		}
+		g, ok := plainGeneric(text)
+		if !ok {
+			if err := json.Unmarshal(text, &g); err != nil {
+				return nil, Errorf(Invalid, "invalid_json", "Problems parsing JSON: %v", err)
+			}
+		}
+		if raw == nil {
+			raw = map[string]json.RawMessage{}
+		}
+		raw[k] = text
+		obj[k] = g
+	}
+	if err := a.validate(obj); err != nil {
+		return nil, err
+	}
+	var in In
+	if err := decodeArgs(a.plan, obj, raw, reflect.ValueOf(&in).Elem()); err == nil {
+		return in, nil
+	}
+	// The plan stepped aside: decode the text Decode would have been
+	// given, so that the answer, or the refusal, is encoding/json's.
+	for k, text := range raw {
+		obj[k] = text
+	}
+	args, err := json.Marshal(obj)
+	if err != nil {
+		return nil, Errorf(Invalid, "invalid_arguments", "invalid arguments: %v", err)
+	}
+	return a.unmarshal(args)
 }
 
 // firstFault picks, among the faults of arguments the schema refused with

@@ -77,3 +77,15 @@ func (a *idAlias) Decode(args json.RawMessage) (any, error) {
 	}
 	return a.Action.Decode(args)
 }
+
+// DecodeMap is Decode for arguments held as a map (twins.Action).
+func (a *idAlias) DecodeMap(obj map[string]any) (any, error) {
+	if id, ok := obj["id"]; ok {
+		if _, both := obj[a.field]; both {
+			return nil, (&twins.Error{Code: twins.Invalid, Vendor: "parameter_unknown", Message: "Received unknown parameter: id"}).WithField("id")
+		}
+		obj[a.field] = id
+		delete(obj, "id")
+	}
+	return a.Action.DecodeMap(obj)
+}
