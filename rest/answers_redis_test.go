@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -46,22 +45,9 @@ func startAnswerReplicas(t *testing.T) *answerReplicas {
 // start starts one more replica, returning its index.
 func (r *answerReplicas) start(t *testing.T) int {
 	t.Helper()
-	client, err := session.OpenRedis(r.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := session.NewRedisStore(client, nil)
-	t.Cleanup(func() { store.Close() })
-	hs := httptest.NewServer(nil)
-	t.Cleanup(hs.Close)
-	pub := hs.URL
-	if len(r.urls) > 0 {
-		pub = r.urls[0]
-	}
-	srv := rest.NewServer(rest.Config{PublicURL: pub}, r.reg, store, r.teams)
-	hs.Config.Handler = srv
+	srv, u := startRedisReplica(t, r.url, r.reg, r.teams, r.urls)
 	r.srvs = append(r.srvs, srv)
-	r.urls = append(r.urls, hs.URL)
+	r.urls = append(r.urls, u)
 	return len(r.srvs) - 1
 }
 

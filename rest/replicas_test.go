@@ -38,24 +38,33 @@ func startReplicasOn(t *testing.T, url string) ([]string, string) {
 	reg := twins.NewRegistry(notesTwin(false))
 	var urls []string
 	for i := 0; i < 2; i++ {
-		client, err := session.OpenRedis(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		store := session.NewRedisStore(client, nil)
-		t.Cleanup(func() { store.Close() })
-		hs := httptest.NewServer(nil)
-		t.Cleanup(hs.Close)
-		// Both replicas advertise the first one's URL, as replicas behind
-		// one load balancer do.
-		pub := hs.URL
-		if i == 1 {
-			pub = urls[0]
-		}
-		hs.Config.Handler = rest.NewServer(rest.Config{PublicURL: pub}, reg, store, teams)
-		urls = append(urls, hs.URL)
+		_, u := startRedisReplica(t, url, reg, teams, urls)
+		urls = append(urls, u)
 	}
 	return urls, key
+}
+
+// startRedisReplica starts one replica on the Redis at url, with a store
+// (and so caches) of its own. Replicas advertise the first one's URL (the
+// first of urls, or its own when it is the first), as replicas behind one
+// load balancer do.
+func startRedisReplica(t *testing.T, url string, reg *twins.Registry, teams *session.Teams, urls []string) (*rest.Server, string) {
+	t.Helper()
+	client, err := session.OpenRedis(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := session.NewRedisStore(client, nil)
+	t.Cleanup(func() { store.Close() })
+	hs := httptest.NewServer(nil)
+	t.Cleanup(hs.Close)
+	pub := hs.URL
+	if len(urls) > 0 {
+		pub = urls[0]
+	}
+	srv := rest.NewServer(rest.Config{PublicURL: pub}, reg, store, teams)
+	hs.Config.Handler = srv
+	return srv, hs.URL
 }
 
 // gapFreeTape reads the notes tape of sandbox sid from the server at url,
