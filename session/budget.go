@@ -103,19 +103,8 @@ type sharedWorldBudget interface {
 	worldTight(team string) bool
 }
 
-// encodedSize is len(json.Marshal(v)), counted without keeping the bytes.
-func encodedSize(v any) (int64, error) {
-	var c byteCounter
-	// An Encoder escapes HTML as json.Marshal does; it adds a newline.
-	if err := json.NewEncoder(&c).Encode(v); err != nil {
-		return 0, err
-	}
-	return int64(c) - 1, nil
-}
-
-type byteCounter int64
-
-func (c *byteCounter) Write(p []byte) (int, error) { *c += byteCounter(len(p)); return len(p), nil }
+// encodedSize is len(json.Marshal(v)), counted without encoding.
+func encodedSize(v any) (int64, error) { return twins.EncodedSize(v) }
 
 // copyWorld is a private copy of world for a write that may be refused
 // after it ran: the twin's copier where it has one, else its document

@@ -50,7 +50,8 @@ func exampleSeeds(t testing.TB) map[string][]json.RawMessage {
 // constructor, the parser behind POST /v1/sandboxes. It must never panic,
 // must refuse only with a *twins.SeedError (which the control plane turns
 // into a 422 naming the path), and a world it accepts must survive the JSON
-// round trip the Redis store puts it through.
+// round trip the Redis store puts it through, and twins.EncodedSize must
+// count its encoding exactly.
 func FuzzNewWorld(f *testing.F) {
 	reg := all.Registry()
 	names := reg.Names()
@@ -91,6 +92,9 @@ func FuzzNewWorld(f *testing.F) {
 		doc, err := json.Marshal(w)
 		if err != nil {
 			t.Fatalf("%s: accepted world does not marshal: %v", tw.Name, err)
+		}
+		if n, err := twins.EncodedSize(w); err != nil || n != int64(len(doc)) {
+			t.Fatalf("%s: EncodedSize = %d, %v; the encoding has %d bytes", tw.Name, n, err, len(doc))
 		}
 		back, err := tw.DecodeWorld(doc)
 		if err != nil {

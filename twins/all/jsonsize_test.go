@@ -1,0 +1,93 @@
+package all
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/pomehq/pome/twins"
+	"github.com/pomehq/pome/twins/scaleseed"
+	"github.com/pomehq/pome/twins/twinstest"
+)
+
+// TestEncodedSizeOfEveryWorld: twins.EncodedSize counts every twin's world
+// exactly as json.Marshal encodes it: the default world, the benchmarks'
+// sized worlds, and each world after every write of deltaCalls (the
+// worlds of the bundled example seeds and of the fuzzer's are checked in
+// FuzzNewWorld). The budgets measure worlds with it.
+func TestEncodedSizeOfEveryWorld(t *testing.T) {
+	reg := Registry()
+	check := func(t *testing.T, what string, w any) {
+		t.Helper()
+		doc, err := json.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := twins.EncodedSize(w)
+		if err != nil || n != int64(len(doc)) {
+			t.Fatalf("%s: EncodedSize = %d, %v; json.Marshal gives %d bytes", what, n, err, len(doc))
+		}
+	}
+	sized := map[string]func(int) (json.RawMessage, error){
+		"github": scaleseed.GitHub, "slack": scaleseed.Slack, "stripe": scaleseed.Stripe, "gmail": scaleseed.Gmail,
+	}
+	for _, tw := range reg.All() {
+		t.Run(tw.Name, func(t *testing.T) {
+			world := twinstest.World(t, tw, "")
+			check(t, "default world", world)
+			for _, c := range deltaCalls[tw.Name] {
+				name, args, _ := bytes.Cut([]byte(c), []byte(" "))
+				twinstest.Call(t, tw, world, string(name), string(args))
+				check(t, "after "+c, world)
+			}
+			if build := sized[tw.Name]; build != nil {
+				seed, err := build(200)
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(t, "sized world", twinstest.World(t, tw, string(seed)))
+			}
+		})
+	}
+}
+
+// BenchmarkWorldSize: what measuring a world against its budgets costs,
+// counted (EncodedSize) against encoded (json.Encoder into a counter, the
+// way it was measured before), on the Stripe world of 2,000 customers.
+//
+//	go test -run '^$' -bench WorldSize -benchmem ./twins/all/
+func BenchmarkWorldSize(b *testing.B) {
+	tw, _ := Registry().Get("stripe")
+	seed, err := scaleseed.Stripe(2000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	world := twinstest.World(b, tw, string(seed))
+	for range 2000 {
+		twinstest.Call(b, tw, world, "create_customer", `{"email":"x@example.com","name":"X","metadata":{"k":"v"}}`)
+	}
+	doc, _ := json.Marshal(world)
+	b.Run("counted", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			if _, err := twins.EncodedSize(world); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoded", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			var c counter
+			if err := json.NewEncoder(&c).Encode(world); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) { *c += counter(len(p)); return len(p), nil }
