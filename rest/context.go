@@ -1,6 +1,9 @@
 package rest
 
-import "context"
+import (
+	"context"
+	"net/url"
+)
 
 // reqScope is what the data plane learns about a request on its way to a
 // binding: the body it read and the route's path variables. It is one
@@ -8,6 +11,9 @@ import "context"
 type reqScope struct {
 	body []byte
 	vars map[string]string
+	// form is the body as the binding's decoder parsed it as a form, for
+	// the tape row, which would otherwise parse it again.
+	form url.Values
 }
 
 type scopeKey struct{}

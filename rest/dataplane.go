@@ -301,7 +301,8 @@ func (d *dataPlane) serveRoot(w http.ResponseWriter, r *http.Request) bool {
 func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *http.Request, tw *twins.Twin, p *session.Principal, body []byte, tooLarge bool, h http.HandlerFunc) {
 	start := time.Now()
 	ctx, call := twins.WithCall(ctx)
-	ctx = withScope(ctx, &reqScope{body: body})
+	scope := &reqScope{body: body}
+	ctx = withScope(ctx, scope)
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 	if tw.RequestIDHeader != "" {
 		w.Header().Set(tw.RequestIDHeader, "req_"+session.NewRequestID())
@@ -320,7 +321,7 @@ func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *ht
 		defer slot.Abandon()
 		rec.Flush()
 	}
-	reqBody := requestBodyJSON(r.Header.Get("Content-Type"), body)
+	reqBody := requestBodyJSON(r.Header.Get("Content-Type"), body, scope.form)
 	if tooLarge {
 		reqBody = tape.TruncatedBody(body, int(max(r.ContentLength, int64(len(body))+1)))
 	}
@@ -372,7 +373,7 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 				ctx = session.WithReadVersion(twins.WithReadDeps(ctx, deps), &readVer)
 			}
 		}
-		in, err := decodeInput(tw, a, b, request{vars: vars, query: r.URL.Query(), contentType: r.Header.Get("Content-Type"), body: scope.body})
+		in, err := decodeInput(tw, a, b, request{vars: vars, query: r.URL.Query(), contentType: r.Header.Get("Content-Type"), body: scope.body, form: &scope.form})
 		if err != nil {
 			writeTwinError(w, tw, err)
 			return

@@ -24,6 +24,8 @@ type request struct {
 	query       url.Values
 	contentType string
 	body        []byte
+	// form, when set, keeps the body as parsed as a form.
+	form *url.Values
 }
 
 // decodeInput is a REST call's typed input: the request's arguments,
@@ -93,6 +95,9 @@ func buildInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (map
 			}
 			for k, vs := range form {
 				setNested(args, k, vs)
+			}
+			if r.form != nil {
+				*r.form = form
 			}
 		case mt == "multipart/form-data":
 			if err := readMultipart(args, r.body, params["boundary"]); err != nil {

@@ -83,8 +83,9 @@ func (r *recorder) responseBody() json.RawMessage {
 }
 
 // requestBodyJSON renders a request body for the tape: JSON as JSON (with
-// credential fields redacted), forms as an object, anything else as a string.
-func requestBodyJSON(contentType string, body []byte) json.RawMessage {
+// credential fields redacted), forms as an object, anything else as a
+// string. form is the body as the call's decoder parsed it, if it did.
+func requestBodyJSON(contentType string, body []byte, form url.Values) json.RawMessage {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
@@ -92,20 +93,11 @@ func requestBodyJSON(contentType string, body []byte) json.RawMessage {
 		return tape.Truncate(body)
 	}
 	if strings.HasPrefix(contentType, "application/x-www-form-urlencoded") && !looksLikeJSONObject(body) {
-		form, err := url.ParseQuery(string(body))
-		if err == nil {
-			m := make(map[string]any, len(form))
-			for k, vs := range form {
-				if tape.IsSecretField(k) {
-					m[k] = tape.Redacted
-				} else if len(vs) == 1 {
-					m[k] = vs[0]
-				} else {
-					m[k] = vs
-				}
-			}
-			out, _ := json.Marshal(m)
-			return out
+		if form != nil {
+			return tape.FormJSON(form)
+		}
+		if form, err := url.ParseQuery(string(body)); err == nil {
+			return tape.FormJSON(form)
 		}
 	}
 	return tape.RedactJSON(body)

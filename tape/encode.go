@@ -164,3 +164,48 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// FormJSON is a form body as the tape shows it: a JSON object of its
+// fields in key order, one value as a string, several as a list, and
+// credential fields (IsSecretField) redacted. It writes the JSON itself:
+// a map of generic values through encoding/json cost a Stripe create a
+// twentieth of its CPU.
+func FormJSON(form map[string][]string) json.RawMessage {
+	keys := make([]string, 0, len(form))
+	size := 2
+	for k, vs := range form {
+		keys = append(keys, k)
+		size += len(k) + 4
+		for _, v := range vs {
+			size += len(v) + 3
+		}
+	}
+	slices.Sort(keys)
+	b := make([]byte, 0, size)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		switch vs := form[k]; {
+		case IsSecretField(k):
+			b = appendString(b, Redacted)
+		case len(vs) == 1:
+			b = appendString(b, vs[0])
+		case vs == nil:
+			b = append(b, "null"...)
+		default:
+			b = append(b, '[')
+			for j, v := range vs {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendString(b, v)
+			}
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}')
+}

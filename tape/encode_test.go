@@ -1,8 +1,10 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"net/url"
 	"testing"
 	"time"
 )
@@ -86,5 +88,48 @@ func BenchmarkRowMarshal(b *testing.B) {
 	r.Response.Body = json.RawMessage(`{"id":9,"number":1,"title":"500 error on POST /orders after deploy","body":"x","labels":[],"assignees":[],"comments":0}`)
 	for b.Loop() {
 		json.Marshal(&r)
+	}
+}
+
+// formJSONByMap is how forms were written for the tape before FormJSON:
+// a map of generic values through encoding/json.
+func formJSONByMap(form map[string][]string) []byte {
+	m := make(map[string]any, len(form))
+	for k, vs := range form {
+		if IsSecretField(k) {
+			m[k] = Redacted
+		} else if len(vs) == 1 {
+			m[k] = vs[0]
+		} else {
+			m[k] = vs
+		}
+	}
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// FuzzFormJSON: FormJSON writes what encoding/json wrote for the same
+// form, for any keys and values (HTML, invalid UTF-8, secrets, repeats).
+func FuzzFormJSON(f *testing.F) {
+	f.Add("email=a%40b.c&name=A+%3Cb%3E&metadata%5Bk%5D=v&expand%5B%5D=x&expand%5B%5D=y&card%5Bcvc%5D=123&password=p")
+	f.Add("a=&b&=c&%FF=%FE&token=t&token=u")
+	f.Fuzz(func(t *testing.T, body string) {
+		form, err := url.ParseQuery(body)
+		if err != nil {
+			return
+		}
+		if got, want := FormJSON(form), formJSONByMap(form); !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s want %s", body, got, want)
+		}
+	})
+}
+
+// TestFormJSONEdges: an empty form, a key with no values, a secret with
+// several values.
+func TestFormJSONEdges(t *testing.T) {
+	for _, form := range []map[string][]string{{}, {"a": nil}, {"a": {}}, {"password": {"x", "y"}}, {"<k>": {"\u2028", "&"}}} {
+		if got, want := FormJSON(form), formJSONByMap(form); !bytes.Equal(got, want) {
+			t.Fatalf("%v: got %s want %s", form, got, want)
+		}
 	}
 }
