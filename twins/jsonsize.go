@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"reflect"
 	"strconv"
 	"sync"
@@ -465,13 +466,17 @@ func intLen(i int64) int64 {
 }
 
 func uintLen(u uint64) int64 {
-	n := int64(1)
-	for u >= 10 {
-		u /= 10
-		n++
+	// bits.Len64 × log10(2) is the digits less one, or one less again;
+	// u|1 has u's digits, and one for zero.
+	t := bits.Len64(u|1) * 1233 >> 12
+	if u|1 >= pow10[t] {
+		return int64(t) + 1
 	}
-	return n
+	return int64(t)
 }
+
+var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
 // floatLen is the length of encoding/json's floatEncoder output.
 func floatLen(f float64, bits int) (int64, error) {

@@ -200,3 +200,38 @@ func FuzzEncodedSize(f *testing.F) {
 		checkSize(t, map[string]any{s: x, "raw": json.RawMessage(x.Raw)})
 	})
 }
+
+// TestIntLen: digits of every power of ten, one either side, and the
+// extremes.
+func TestIntLen(t *testing.T) {
+	check := func(i int64) {
+		if got, want := intLen(i), int64(len(strconv.FormatInt(i, 10))); got != want {
+			t.Fatalf("intLen(%d) = %d, want %d", i, got, want)
+		}
+	}
+	checkU := func(u uint64) {
+		if got, want := uintLen(u), int64(len(strconv.FormatUint(u, 10))); got != want {
+			t.Fatalf("uintLen(%d) = %d, want %d", u, got, want)
+		}
+	}
+	for _, i := range []int64{0, 1, -1, math.MaxInt64, math.MinInt64, math.MinInt64 + 1} {
+		check(i)
+	}
+	checkU(math.MaxUint64)
+	for p := uint64(1); ; p *= 10 {
+		for _, u := range []uint64{p - 1, p, p + 1} {
+			checkU(u)
+			if u <= math.MaxInt64 {
+				check(int64(u))
+				check(-int64(u))
+			}
+		}
+		if p > math.MaxUint64/10 {
+			break
+		}
+	}
+	for b := range 64 {
+		checkU(1 << b)
+		checkU(1<<b - 1)
+	}
+}

@@ -53,39 +53,52 @@ func TestEncodedSizeOfEveryWorld(t *testing.T) {
 
 // BenchmarkWorldSize: what measuring a world against its budgets costs,
 // counted (EncodedSize) against encoded (json.Encoder into a counter, the
-// way it was measured before), on the Stripe world of 2,000 customers.
+// way it was measured before), on the Stripe world of 4,000 customers
+// (half seeded, half created, so with their events) and the GitHub world
+// of 2,000 issues.
 //
 //	go test -run '^$' -bench WorldSize -benchmem ./twins/all/
 func BenchmarkWorldSize(b *testing.B) {
-	tw, _ := Registry().Get("stripe")
+	reg := Registry()
+	stripe, _ := reg.Get("stripe")
 	seed, err := scaleseed.Stripe(2000)
 	if err != nil {
 		b.Fatal(err)
 	}
-	world := twinstest.World(b, tw, string(seed))
+	stripeWorld := twinstest.World(b, stripe, string(seed))
 	for range 2000 {
-		twinstest.Call(b, tw, world, "create_customer", `{"email":"x@example.com","name":"X","metadata":{"k":"v"}}`)
+		twinstest.Call(b, stripe, stripeWorld, "create_customer", `{"email":"x@example.com","name":"X","metadata":{"k":"v"}}`)
 	}
-	doc, _ := json.Marshal(world)
-	b.Run("counted", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(len(doc)))
-		for b.Loop() {
-			if _, err := twins.EncodedSize(world); err != nil {
-				b.Fatal(err)
+	github, _ := reg.Get("github")
+	if seed, err = scaleseed.GitHub(2000); err != nil {
+		b.Fatal(err)
+	}
+	githubWorld := twinstest.World(b, github, string(seed))
+	for _, w := range []struct {
+		name  string
+		world any
+	}{{"stripe", stripeWorld}, {"github", githubWorld}} {
+		doc, _ := json.Marshal(w.world)
+		b.Run(w.name+"/counted", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				if _, err := twins.EncodedSize(w.world); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
-	b.Run("encoded", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(len(doc)))
-		for b.Loop() {
-			var c counter
-			if err := json.NewEncoder(&c).Encode(world); err != nil {
-				b.Fatal(err)
+		})
+		b.Run(w.name+"/encoded", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				var c counter
+				if err := json.NewEncoder(&c).Encode(w.world); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }
 
 type counter int64
