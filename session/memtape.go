@@ -155,21 +155,42 @@ func sealBlock(rows [][]byte) (data []byte, raw int) {
 	for _, row := range rows {
 		raw += len(row) + binary.MaxVarintLen32
 	}
-	src := make([]byte, 0, raw)
+	// The rows laid end to end, and the compressed block, are scratch:
+	// the block keeps an exact copy.
+	sc := sealScratch.Get().(*sealBufs)
+	defer sealScratch.Put(sc)
+	src := sc.src[:0]
 	for _, row := range rows {
 		src = binary.AppendUvarint(src, uint64(len(row)))
 		src = append(src, row...)
 	}
-	var out bytes.Buffer
-	out.Grow(len(src)/8 + 64)
+	out := &sc.out
+	out.Reset()
 	w := flateWriters.Get().(*flate.Writer)
-	w.Reset(&out)
+	w.Reset(out)
 	w.Write(src)
 	w.Close()
 	flateWriters.Put(w)
-	// The buffer grew by guesses: the block keeps an exact copy.
-	return bytes.Clone(out.Bytes()), len(src)
+	data = bytes.Clone(out.Bytes())
+	if cap(src) <= maxSealScratch && out.Cap() <= maxSealScratch {
+		sc.src = src
+	} else {
+		// A block of unusually large rows: its buffers are not kept.
+		*sc = sealBufs{}
+	}
+	return data, len(src)
 }
+
+// sealBufs are one sealBlock's scratch buffers, kept between blocks.
+type sealBufs struct {
+	src []byte
+	out bytes.Buffer
+}
+
+var sealScratch = sync.Pool{New: func() any { return new(sealBufs) }}
+
+// maxSealScratch bounds the buffers kept for the next block.
+const maxSealScratch = 1 << 20
 
 // rows decompresses the block.
 func (b tapeBlock) rows() ([][]byte, error) {
