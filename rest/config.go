@@ -60,6 +60,11 @@ type Config struct {
 	// to be served again (answers.go; memory and Redis stores): 0 is the
 	// default, 32 MiB, and a negative value keeps none.
 	AnswerCacheBytes int64
+	// WorldCacheBytes bounds the decoded worlds a Redis store keeps in
+	// process, each charged three times its document
+	// (session.RedisStore.SetWorldCacheBytes): 0 is the default, 512 MiB,
+	// and a negative value keeps none. The memory store holds every world.
+	WorldCacheBytes int64
 	// TeamBudgetPercent is the part of each server budget one team may
 	// hold, 1 to 100 (default 0: an equal part for each configured team).
 	TeamBudgetPercent int
@@ -122,6 +127,9 @@ func (c *Config) Defaults() {
 	if c.AnswerCacheBytes == 0 {
 		c.AnswerCacheBytes = DefaultAnswerCacheBytes
 	}
+	if c.WorldCacheBytes == 0 {
+		c.WorldCacheBytes = DefaultWorldCacheBytes
+	}
 	if c.BodyTimeout <= 0 {
 		c.BodyTimeout = defaultBodyTimeout
 	}
@@ -146,6 +154,8 @@ const (
 	DefaultMaxServerTapeBytes  = 2 << 30
 	// DefaultAnswerCacheBytes bounds the reads' answers kept.
 	DefaultAnswerCacheBytes = 32 << 20
+	// DefaultWorldCacheBytes bounds the decoded worlds a Redis store keeps.
+	DefaultWorldCacheBytes = session.DefaultWorldCacheBytes
 )
 
 // budgets are the memory budgets for a server of teams teams.

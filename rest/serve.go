@@ -90,6 +90,7 @@ func openStore(ctx context.Context, cfg Config) (session.Store, string, error) {
 	}
 	s := session.NewRedisStore(client, nil)
 	s.SetMaxTapeRows(cfg.MaxTapeRows)
+	s.SetWorldCacheBytes(cfg.WorldCacheBytes)
 	return s, kind, nil
 }
 

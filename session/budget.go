@@ -179,7 +179,7 @@ func createRefusal(team string, be *BudgetError) *Error {
 }
 
 // worldSizes is what one process last measured of each world it wrote to,
-// so that writes to a world far under its budget need not encode the
+// so that writes to a world far under its budget need not measure the
 // whole world each time (see sampledWrite, the memory store's own
 // sampling): such a world is measured once every sampleInterval writes
 // this process makes to it, a world nearer its budget on every write.

@@ -563,8 +563,9 @@ func (mt *memTwin) load(tw *twins.Twin) error {
 	return nil
 }
 
-// A write measured exactly costs a copy and an encoding of the whole
-// world, which for a large world is thousands of times the write itself.
+// A write measured exactly costs a copy of the whole world and a count of
+// its JSON bytes (encodedSize), which for a large world is thousands of
+// times the write itself.
 // While a world and its team's and the server's budgets have plenty of
 // room, writes run on the world itself and it is measured only every so
 // many writes (the more it holds, the fewer), which keeps a write's cost
@@ -576,8 +577,8 @@ const (
 	roomyShare = 2
 	// sampleEvery is the fewest writes between measures of a roomy world;
 	// a larger one is measured once it could have grown by a quarter at
-	// sampleGrowth bytes a write: a measure encodes the world, so a write's
-	// share of it is 4 × sampleGrowth bytes of encoding whatever the world's
+	// sampleGrowth bytes a write: a measure counts the whole world, so a
+	// write's share of it is 4 × sampleGrowth bytes counted whatever the world's
 	// size (at an eighth it was 8 ×: 17% of the server's CPU in a profile
 	// of comments posted to issues growing by thousands of comments). A
 	// roomy world must have room for four times that growth (roomy), so
@@ -637,8 +638,7 @@ func (s *MemoryStore) sampledWrite(ms *memSandbox, mt *memTwin, tw *twins.Twin, 
 
 // measuredWrite runs fn on a private copy of the twin's world and keeps
 // the copy only if the world it leaves fits the budgets; a refused write
-// thus changes nothing. Copying and measuring cost about as much as
-// encoding the world once more, what a write costs in the Redis store.
+// thus changes nothing. It costs a copy and a count of the whole world.
 // The caller holds mt.mu.
 func (s *MemoryStore) measuredWrite(ms *memSandbox, mt *memTwin, tw *twins.Twin, fn UpdateFunc) error {
 	if mt.gone {

@@ -150,6 +150,10 @@ func (s *RedisStore) SetWorldCacheBytes(n int64) {
 	s.worlds.setMax(n)
 }
 
+// WorldCacheBytes is the bound SetWorldCacheBytes set (<= 0: nothing is
+// cached).
+func (s *RedisStore) WorldCacheBytes() int64 { return s.worlds.max.Load() }
+
 // teamStopScript takes a stopped sandbox out of its team's open set and
 // records it as stopped in the index, unless a concurrent Discard already
 // removed it there (which must not be undone).

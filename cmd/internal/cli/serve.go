@@ -94,6 +94,8 @@ func (a *App) newServeCmd() *cobra.Command {
 	bindKey(f, "gc-heap-floor", keyGCHeapFloor)
 	f.Int64("answer-cache-bytes", rest.DefaultAnswerCacheBytes, "bytes of reads' answers kept per world version and served again while the world is unchanged; 0 keeps none (env POME_ANSWER_CACHE_BYTES)")
 	bindKey(f, "answer-cache-bytes", keyAnswerCacheBytes)
+	f.Int64("world-cache-bytes", rest.DefaultWorldCacheBytes, "bytes of decoded worlds each replica keeps in process on Redis, each charged three times its state document; 0 keeps none, and every call reads its world from Redis (env POME_WORLD_CACHE_BYTES)")
+	bindKey(f, "world-cache-bytes", keyWorldCacheBytes)
 	f.Bool("state-deltas", false, "tape what each call changed in its twin's state, for the dashboard (env POME_STATE_DELTAS; costs a diff per write)")
 	bindKey(f, "state-deltas", keyStateDeltas)
 	f.String("key-file", "", "with no team keys configured, where the generated key of team \"default\" is kept (mode 0600) and read back on restart (env POME_KEY_FILE; default "+defaultKeyFile+" in the user config directory, beside the config file of pome login)")
@@ -170,6 +172,9 @@ const (
 
 // keyAnswerCacheBytes is the config key of --answer-cache-bytes.
 const keyAnswerCacheBytes = "answer_cache_bytes"
+
+// keyWorldCacheBytes is the config key of --world-cache-bytes.
+const keyWorldCacheBytes = "world_cache_bytes"
 
 // keyStateDeltas is the config key of --state-deltas.
 const keyStateDeltas = "state_deltas"
@@ -298,6 +303,17 @@ func budgetConfig(v *viper.Viper, cfg *rest.Config) error {
 		cfg.AnswerCacheBytes = n
 		if n == 0 {
 			cfg.AnswerCacheBytes = -1
+		}
+	}
+	v.BindEnv(keyWorldCacheBytes, "POME_WORLD_CACHE_BYTES")
+	if v.IsSet(keyWorldCacheBytes) {
+		n, err := cast.ToInt64E(v.Get(keyWorldCacheBytes))
+		if err != nil || n < 0 {
+			return usageErrorf("%s: want a number of bytes, 0 or more, got %v", keyWorldCacheBytes, v.Get(keyWorldCacheBytes))
+		}
+		cfg.WorldCacheBytes = n
+		if n == 0 {
+			cfg.WorldCacheBytes = -1
 		}
 	}
 	v.BindEnv(keyTeamBudgetPercent, "POME_TEAM_BUDGET_PERCENT")

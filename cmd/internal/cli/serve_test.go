@@ -78,7 +78,8 @@ func TestServeDefaults(t *testing.T) {
 	want := rest.Config{Addr: "127.0.0.1:7070", PublicURL: "http://127.0.0.1:7070", TTL: 30 * time.Minute,
 		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs",
 		BodyTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxConns: 4096,
-		MaxWorldBytes: rest.DefaultMaxWorldBytes, MaxServerWorldBytes: rest.DefaultMaxServerWorldBytes, MaxServerTapeBytes: rest.DefaultMaxServerTapeBytes, AnswerCacheBytes: rest.DefaultAnswerCacheBytes}
+		MaxWorldBytes: rest.DefaultMaxWorldBytes, MaxServerWorldBytes: rest.DefaultMaxServerWorldBytes, MaxServerTapeBytes: rest.DefaultMaxServerTapeBytes, AnswerCacheBytes: rest.DefaultAnswerCacheBytes,
+		WorldCacheBytes: rest.DefaultWorldCacheBytes}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)
 	}
@@ -89,7 +90,8 @@ func TestServeFlags(t *testing.T) {
 	cfg, r := serveWith(t, "--addr", "0.0.0.0:8080", "--public-url", "https://pome.example.com/",
 		"--redis-url", "redis://localhost:6379/0", "--ttl", "1h", "--retention", "2h", "--max-twins", "2",
 		"--sandbox-quota", "5", "--max-body-bytes", "1024", "--pprof", "--runs-dir", "/srv/pome-runs",
-		"--max-world-bytes", "2048", "--max-server-world-bytes", "4096", "--max-server-tape-bytes", "8192", "--team-budget-percent", "50", "--answer-cache-bytes", "0")
+		"--max-world-bytes", "2048", "--max-server-world-bytes", "4096", "--max-server-tape-bytes", "8192", "--team-budget-percent", "50", "--answer-cache-bytes", "0",
+		"--world-cache-bytes", "0")
 	if r.code != ExitOK {
 		t.Fatalf("%+v", r)
 	}
@@ -97,7 +99,7 @@ func TestServeFlags(t *testing.T) {
 	want := rest.Config{Addr: "0.0.0.0:8080", PublicURL: "https://pome.example.com", RedisURL: "redis://localhost:6379/0",
 		TTL: time.Hour, Retention: 2 * time.Hour, MaxTwins: 2, SandboxQuota: 5, MaxBodyBytes: 1024, Pprof: true, RunsDir: "/srv/pome-runs",
 		BodyTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxConns: 4096,
-		MaxWorldBytes: 2048, MaxServerWorldBytes: 4096, MaxServerTapeBytes: 8192, TeamBudgetPercent: 50, AnswerCacheBytes: -1}
+		MaxWorldBytes: 2048, MaxServerWorldBytes: 4096, MaxServerTapeBytes: 8192, TeamBudgetPercent: 50, AnswerCacheBytes: -1, WorldCacheBytes: -1}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("flags\n got %+v\nwant %+v", cfg, want)
 	}
@@ -168,6 +170,9 @@ func TestServeRejectsBadValues(t *testing.T) {
 		{name: "team percent over 100", args: []string{"--team-budget-percent", "101"}},
 		{name: "negative answer cache", args: []string{"--answer-cache-bytes", "-1"}},
 		{name: "answer cache not a number", env: map[string]string{"POME_ANSWER_CACHE_BYTES": "lots"}},
+		{name: "negative world cache", args: []string{"--world-cache-bytes", "-1"}},
+		{name: "world cache not a number", env: map[string]string{"POME_WORLD_CACHE_BYTES": "lots"}},
+		{name: "world cache in the file not a number", file: "world_cache_bytes: big\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -215,7 +220,8 @@ func TestShippedConfigs(t *testing.T) {
 	want := rest.Config{Addr: "127.0.0.1:7070", PublicURL: "http://127.0.0.1:7070", TTL: 30 * time.Minute,
 		Retention: 24 * time.Hour, MaxTwins: 3, SandboxQuota: 1000, MaxBodyBytes: 10 << 20, RunsDir: "runs", MaxTapeRows: 100_000,
 		BodyTimeout: 30 * time.Second, WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxConns: 4096,
-		MaxWorldBytes: rest.DefaultMaxWorldBytes, MaxServerWorldBytes: rest.DefaultMaxServerWorldBytes, MaxServerTapeBytes: rest.DefaultMaxServerTapeBytes, AnswerCacheBytes: rest.DefaultAnswerCacheBytes}
+		MaxWorldBytes: rest.DefaultMaxWorldBytes, MaxServerWorldBytes: rest.DefaultMaxServerWorldBytes, MaxServerTapeBytes: rest.DefaultMaxServerTapeBytes, AnswerCacheBytes: rest.DefaultAnswerCacheBytes,
+		WorldCacheBytes: rest.DefaultWorldCacheBytes}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("configs/pome.yaml\n got %+v\nwant %+v", cfg, want)
 	}
