@@ -77,6 +77,12 @@ func appendMap(b []byte, m map[string]string) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
+	return appendObject(b, m, func(b []byte, _ string, v string) []byte { return appendString(b, v) })
+}
+
+// appendObject writes m as a JSON object in key order, each value by
+// value.
+func appendObject[V any](b []byte, m map[string]V, value func(b []byte, k string, v V) []byte) []byte {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -89,7 +95,7 @@ func appendMap(b []byte, m map[string]string) []byte {
 		}
 		b = appendString(b, k)
 		b = append(b, ':')
-		b = appendString(b, m[k])
+		b = value(b, k, m[k])
 	}
 	return append(b, '}')
 }
@@ -171,41 +177,29 @@ func appendString(b []byte, s string) []byte {
 // a map of generic values through encoding/json cost a Stripe create a
 // twentieth of its CPU.
 func FormJSON(form map[string][]string) json.RawMessage {
-	keys := make([]string, 0, len(form))
 	size := 2
 	for k, vs := range form {
-		keys = append(keys, k)
 		size += len(k) + 4
 		for _, v := range vs {
 			size += len(v) + 3
 		}
 	}
-	slices.Sort(keys)
-	b := make([]byte, 0, size)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, k)
-		b = append(b, ':')
-		switch vs := form[k]; {
+	return appendObject(make([]byte, 0, size), form, func(b []byte, k string, vs []string) []byte {
+		switch {
 		case IsSecretField(k):
-			b = appendString(b, Redacted)
+			return appendString(b, Redacted)
 		case len(vs) == 1:
-			b = appendString(b, vs[0])
+			return appendString(b, vs[0])
 		case vs == nil:
-			b = append(b, "null"...)
-		default:
-			b = append(b, '[')
-			for j, v := range vs {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = appendString(b, v)
-			}
-			b = append(b, ']')
+			return append(b, "null"...)
 		}
-	}
-	return append(b, '}')
+		b = append(b, '[')
+		for j, v := range vs {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, v)
+		}
+		return append(b, ']')
+	})
 }

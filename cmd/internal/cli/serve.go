@@ -294,26 +294,24 @@ func budgetConfig(v *viper.Viper, cfg *rest.Config) error {
 		}
 		*dst = int64(n)
 	}
-	v.BindEnv(keyAnswerCacheBytes, "POME_ANSWER_CACHE_BYTES")
-	if v.IsSet(keyAnswerCacheBytes) {
-		n, err := cast.ToInt64E(v.Get(keyAnswerCacheBytes))
+	// A cache's bytes: 0 keeps none, which the server's Config says as -1
+	// (its 0 is the default).
+	for _, c := range []struct {
+		key string
+		dst *int64
+	}{{keyAnswerCacheBytes, &cfg.AnswerCacheBytes}, {keyWorldCacheBytes, &cfg.WorldCacheBytes}} {
+		key, dst := c.key, c.dst
+		v.BindEnv(key, "POME_"+strings.ToUpper(key))
+		if !v.IsSet(key) {
+			continue
+		}
+		n, err := cast.ToInt64E(v.Get(key))
 		if err != nil || n < 0 {
-			return usageErrorf("%s: want a number of bytes, 0 or more, got %v", keyAnswerCacheBytes, v.Get(keyAnswerCacheBytes))
+			return usageErrorf("%s: want a number of bytes, 0 or more, got %v", key, v.Get(key))
 		}
-		cfg.AnswerCacheBytes = n
+		*dst = n
 		if n == 0 {
-			cfg.AnswerCacheBytes = -1
-		}
-	}
-	v.BindEnv(keyWorldCacheBytes, "POME_WORLD_CACHE_BYTES")
-	if v.IsSet(keyWorldCacheBytes) {
-		n, err := cast.ToInt64E(v.Get(keyWorldCacheBytes))
-		if err != nil || n < 0 {
-			return usageErrorf("%s: want a number of bytes, 0 or more, got %v", keyWorldCacheBytes, v.Get(keyWorldCacheBytes))
-		}
-		cfg.WorldCacheBytes = n
-		if n == 0 {
-			cfg.WorldCacheBytes = -1
+			*dst = -1
 		}
 	}
 	v.BindEnv(keyTeamBudgetPercent, "POME_TEAM_BUDGET_PERCENT")
