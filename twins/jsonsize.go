@@ -190,33 +190,29 @@ func condAddr(addr, plain sizeFunc) sizeFunc {
 }
 
 func sizeMarshaler(v reflect.Value) (int64, error) {
-	if v.Kind() == reflect.Pointer && v.IsNil() {
-		return 4, nil
-	}
-	m, ok := v.Interface().(json.Marshaler)
-	if !ok {
-		return 4, nil
-	}
-	b, err := m.MarshalJSON()
-	if err != nil {
-		return 0, &json.MarshalerError{Type: v.Type(), Err: err}
-	}
-	return compactLen(b), nil
+	return sizeByMethod(v, json.Marshaler.MarshalJSON, compactLen)
 }
 
 func sizeTextMarshaler(v reflect.Value) (int64, error) {
+	return sizeByMethod(v, encoding.TextMarshaler.MarshalText, func(b []byte) int64 { return stringLen(string(b)) })
+}
+
+// sizeByMethod counts what encoding/json writes for a value with its own
+// encoding method: "null" for a nil pointer or a value without it, else
+// the method's output as length counts it.
+func sizeByMethod[M any](v reflect.Value, method func(M) ([]byte, error), length func([]byte) int64) (int64, error) {
 	if v.Kind() == reflect.Pointer && v.IsNil() {
 		return 4, nil
 	}
-	m, ok := v.Interface().(encoding.TextMarshaler)
+	m, ok := v.Interface().(M)
 	if !ok {
 		return 4, nil
 	}
-	b, err := m.MarshalText()
+	b, err := method(m)
 	if err != nil {
 		return 0, &json.MarshalerError{Type: v.Type(), Err: err}
 	}
-	return stringLen(string(b)), nil
+	return length(b), nil
 }
 
 // sizeRawMessage is json.RawMessage's MarshalJSON ("null" when nil),
