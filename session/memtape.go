@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"sort"
 	"sync"
 )
@@ -17,7 +18,8 @@ import (
 // mostly the same bodies: a get-issue row differs from the one before in
 // its seq, time and latency), so a block of them compresses some thirty
 // times over. Kept one allocation per row they were most of what a busy
-// server held. A block is sealed once its rows add up to sealBytes, by the
+// server held. A block is sealed once its rows add up to about sealBytes
+// (sealLimit), by the
 // call that completes it and outside the tape's lock; until then the rows
 // stay readable where they are. Reads decompress the blocks they need; a
 // row is read back byte for byte as it was appended.
@@ -33,6 +35,9 @@ type memRows struct {
 	open   [][]byte
 	// sealing is set while a block is being compressed.
 	sealing bool
+	// limit is the size the next block is sealed at (0: not drawn yet;
+	// see sealLimit).
+	limit int
 }
 
 // tapeBlock is a run of rows, each as its length (uvarint) then its bytes,
@@ -54,6 +59,17 @@ const (
 	// still gets sealed and a read of one row decompresses few others.
 	sealRows = 512
 )
+
+// sealLimit draws the bytes at which the next block of a tape is sealed:
+// sealBytes on average, anywhere from half of it to half as much again.
+// Sandboxes that take the same calls at the same pace (a load test going
+// round its sandboxes, say) would otherwise all fill their blocks at the
+// same moment: 100 sandboxes taking 10,000 reads a second sealed a block
+// each within the same few milliseconds every 240 ms, and every call that
+// fell due then waited behind the compression. Each block drawing its own
+// size spreads the seals out within a block or two. sealRows is scaled
+// alike, for tapes of tiny rows.
+func sealLimit() int { return sealBytes/2 + rand.IntN(sealBytes) }
 
 // len is the number of positions the tape has, written or reserved.
 func (r *memRows) len() int { return r.sealed + len(r.open) }
@@ -77,13 +93,16 @@ func (r *memRows) toSeal() [][]byte {
 	if r.sealing {
 		return nil
 	}
-	size := 0
+	if r.limit == 0 {
+		r.limit = sealLimit()
+	}
+	size, rows := 0, r.limit*sealRows/sealBytes
 	for i, row := range r.open {
 		if row == nil {
 			return nil
 		}
 		size += len(row)
-		if size >= sealBytes || i+1 == sealRows {
+		if size >= r.limit || i+1 == rows {
 			r.sealing = true
 			// The rows never change once written; the slice is the
 			// caller's, however the tape grows meanwhile.
@@ -100,6 +119,7 @@ func (r *memRows) sealDone(n, raw int, data []byte) {
 	if data == nil {
 		return
 	}
+	r.limit = 0
 	r.blocks = append(r.blocks, tapeBlock{first: r.sealed, n: n, raw: raw, data: data})
 	// The open rows move up; the array they were in drops its references
 	// so that the sealed rows can be collected.

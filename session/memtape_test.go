@@ -225,3 +225,52 @@ func BenchmarkMemoryTapeAppend(b *testing.B) {
 	mt.tapeMu.Unlock()
 	b.ReportMetric(float64(held)/float64(n), "tape-B/row")
 }
+
+// Each block draws the size it is sealed at, so that tapes filled at the
+// same pace do not all seal at the same moment.
+func TestSealLimitSpread(t *testing.T) {
+	seen := map[int]bool{}
+	for range 1000 {
+		n := sealLimit()
+		if n < sealBytes/2 || n >= sealBytes*3/2 {
+			t.Fatalf("sealLimit() = %d, want within [%d, %d)", n, sealBytes/2, sealBytes*3/2)
+		}
+		seen[n/(sealBytes/8)] = true
+	}
+	if len(seen) < 6 {
+		t.Fatalf("sealLimit() drew from %d of 8 eighths of its range in 1000 draws", len(seen))
+	}
+
+	// toSeal seals at the limit drawn for the block, not at sealBytes, and
+	// draws a new one for the next block.
+	var r memRows
+	r.limit = sealBytes / 2
+	row := make([]byte, 1024)
+	for range sealBytes/2/len(row) - 1 {
+		r.add(row)
+		if got := r.toSeal(); got != nil {
+			t.Fatalf("sealed %d rows before the limit", len(got))
+		}
+	}
+	r.add(row)
+	got := r.toSeal()
+	if len(got) != sealBytes/2/len(row) {
+		t.Fatalf("sealed %d rows at the limit, want %d", len(got), sealBytes/2/len(row))
+	}
+	r.sealDone(len(got), len(got)*len(row), []byte{1})
+	if r.limit != 0 {
+		t.Fatalf("after a seal the limit is %d, want a new draw", r.limit)
+	}
+	// Tiny rows: the row cap scales with the drawn limit.
+	r = memRows{limit: sealBytes / 2}
+	for range sealRows/2 - 1 {
+		r.add([]byte("x"))
+	}
+	if r.toSeal() != nil {
+		t.Fatal("sealed tiny rows before the scaled row cap")
+	}
+	r.add([]byte("x"))
+	if got := r.toSeal(); len(got) != sealRows/2 {
+		t.Fatalf("sealed %d tiny rows, want %d", len(got), sealRows/2)
+	}
+}
