@@ -9,7 +9,8 @@
 # Steps (default: all, in this order):
 #   peers         Pome, the same-bytes handler, emulate and stripe-mock, wrk -t2 -c64
 #   rate-memory   10,000 req/s for 30 s, memory store
-#   create        sandbox create p50 with 1 and 16 clients, memory and Redis
+#   create        sandbox create p50 with 1 and 16 clients, memory and Redis, after
+#                 5,000 creates and discards; and a fresh memory server's, with none
 #   idle          RSS of 10,000 idle sandboxes
 #   scale-memory  write cost against world size, tape length and open sandboxes
 #   rate-redis    10,000 req/s for 30 s on Redis
@@ -112,12 +113,17 @@ for step in "${STEPS[@]}"; do
 		start_pome redis
 		bench scale --dims world,tape --tape-sizes 1000,10000 --writes 200 --server-pid "$POME_PID" --store-pid "$REDIS_PID" --json-out "$OUT/scale-redis.json" | tee "$OUT/scale-redis.txt" ;;
 	create)
+		# After a warm-up of 5,000 creates and discards (pome-bench's
+		# default): a server that has been running. The last run is a
+		# server fresh from its start, with none.
 		for store in memory redis; do
 			for c in 1 16; do
 				start_pome "$store"
 				bench --scenarios sandbox_create --baseline=false -c "$c" -d 5s --create-count 2000 --server-pid "$POME_PID" | tee "$OUT/create-$store-c$c.txt"
 			done
-		done ;;
+		done
+		start_pome memory
+		bench --scenarios sandbox_create --baseline=false -c 1 -d 5s --create-count 2000 --create-warmup 0 --server-pid "$POME_PID" | tee "$OUT/create-memory-c1-cold.txt" ;;
 	stores)
 		for r in $(seq "$ROUNDS"); do
 			for store in memory redis; do

@@ -68,6 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.Baseline, "baseline", true, "also measure a bare net/http handler and print ratios to it")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(load.AllScenarios, ","), "scenarios to run")
 	fs.IntVar(&cfg.CreateCount, "create-count", 1000, "at most this many sandboxes in the create phase (discarded after it)")
+	fs.IntVar(&cfg.CreateWarmup, "create-warmup", 5000, "sandboxes created and discarded before the create phase is measured, in batches of --create-count (0: none)")
 	fs.Int64Var(&cfg.MaxRequests, "max-requests", 5_000_000, "at most this many requests per scenario")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "pid of the server on this machine, to report its RSS growth")
 	fs.IntVar(&cfg.StorePID, "store-pid", 0, "pid of the server's store on this machine (redis-server), to report its CPU per request")

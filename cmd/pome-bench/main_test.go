@@ -18,11 +18,13 @@ import (
 // every sandbox it made must be gone afterwards.
 func TestRunAgainstServer(t *testing.T) {
 	store := session.NewMemoryStore(nil, 0)
-	url, key := startPome(t, store, 0)
+	// The quota holds one create phase's sandboxes; the warm-up makes more
+	// than twice that, discarding as it goes.
+	url, key := startPome(t, store, 20)
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{
 		"--server", url, "--api-key", key, "-c", "4", "-d", "200ms", "--warmup", "50ms",
-		"--sandboxes", "6", "--create-count", "20", "--json",
+		"--sandboxes", "6", "--create-count", "20", "--create-warmup", "45", "--json",
 		// The server runs in this process, so its pid is ours.
 		"--server-pid", strconv.Itoa(os.Getpid()), "--server-heap",
 		// Any process will do as the store's; this one works hard enough.
@@ -69,6 +71,21 @@ func TestRunAgainstServer(t *testing.T) {
 		if !strings.Contains(n, "baseline moved") {
 			t.Errorf("note: %s", n)
 		}
+	}
+	// The create phase's warm-up made its sandboxes (and discarded them,
+	// below) before the measured ones: the server counts both, and the pool.
+	var created int
+	for _, s := range rep.Scenarios {
+		if s.Name == load.NameCreate {
+			created = int(s.Requests)
+		}
+	}
+	u, err := store.Usage(context.Background(), "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := created + 45 + 6; u.SandboxesCreated != want {
+		t.Errorf("server created %d sandboxes, want %d: 45 warm-up (in batches of 20), %d measured, 6 in the pool", u.SandboxesCreated, want, created)
 	}
 	list, err := store.List(context.Background(), "bench")
 	if err != nil {
@@ -126,6 +143,7 @@ func TestBadFlags(t *testing.T) {
 		{"--api-key", "k"},
 		{"--server", "ftp://x", "--api-key", "k"},
 		{"--server", "http://127.0.0.1:1", "--api-key", "k", "-c", "0"},
+		{"--server", "http://127.0.0.1:1", "--api-key", "k", "--create-warmup", "-1"},
 		{"--server", "http://127.0.0.1:1", "--api-key", "k", "--scenarios", "nope"},
 		{"--server", "http://127.0.0.1:1", "--api-key", "k", "--mcp-version", "2024-11-05"},
 	} {
