@@ -164,6 +164,12 @@ func testRateMode(t *testing.T, client string) {
 		if r.Offered != 200 || r.Completed != 200 || r.Errors != 0 || r.Unanswered != 0 || r.P50US <= 0 || r.P999US < r.P99US || r.P99US < r.P50US || r.AchievedRate <= 0 || r.Mem == nil {
 			t.Errorf("%+v", r)
 		}
+		// Where the slow requests fell, against the store's p99 target.
+		if r.Stalls == nil || r.Stalls.OverUS != 5000 || r.Stalls.InStalls > r.Stalls.Slow {
+			t.Errorf("%s: stalls %+v", r.Call, r.Stalls)
+		} else if !strings.Contains(out.String(), r.Call+": ") {
+			t.Errorf("no stalls line for %s:\n%s", r.Call, out.String())
+		}
 	}
 	for _, bad := range [][]string{{"--rate", "0"}, {"--store", "disk"}, {"--calls", "nope"}} {
 		args := append([]string{"rate", "--server", url, "--api-key", key, "-q"}, bad...)

@@ -27,6 +27,9 @@ type Schedule struct {
 	Rate float64
 	// Count is how many requests the run offers.
 	Count int64
+	// SlowOver, when set, has the run keep a timeline of the requests
+	// slower than it (OpenLoopResult.Stalls).
+	SlowOver time.Duration
 }
 
 // NewSchedule offers rate requests a second for d from start.
@@ -94,6 +97,9 @@ type OpenLoopResult struct {
 	// offered request was answered: the server fell behind the rate.
 	Cut         bool
 	ErrorSample string
+	// Stalls is where the requests slower than the schedule's SlowOver
+	// fell (nil without one).
+	Stalls *Stalls
 }
 
 // AchievedRate is the rate of answers that counted.
@@ -118,6 +124,7 @@ func OpenLoop(ctx context.Context, sched Schedule, senders int, clock Clock, do 
 		firstErr       error
 	}
 	ss := make([]*sender, senders)
+	tl := newTimeline(sched, sched.SlowOver)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for k := range ss {
@@ -160,11 +167,12 @@ func OpenLoop(ctx context.Context, sched Schedule, senders int, clock Clock, do 
 				}
 				s.ok++
 				s.lat.Record(done.Sub(due))
+				tl.record(due.Sub(sched.Start), done.Sub(due))
 			}
 		}(k)
 	}
 	wg.Wait()
-	res := &OpenLoopResult{Offered: sched.Count, Cut: ctx.Err() != nil}
+	res := &OpenLoopResult{Offered: sched.Count, Cut: ctx.Err() != nil, Stalls: tl.stalls()}
 	var last time.Time
 	for _, s := range ss {
 		res.Latency.Merge(&s.lat)
@@ -229,6 +237,9 @@ type RateResult struct {
 	ClientCPUUS float64   `json:"client_cpu_us_per_request,omitempty"`
 	Mem         *MemDelta `json:"server_mem,omitempty"`
 	ErrorSample string    `json:"error_sample,omitempty"`
+	// Stalls is where the requests slower than the p99 target (5 ms
+	// without a store named) fell in time.
+	Stalls *Stalls `json:"stalls,omitempty"`
 }
 
 // RateReport is a constant-rate run.
@@ -362,6 +373,10 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		}
 		c0 := cpu.read()
 		sched, _ := NewSchedule(time.Now().Add(10*time.Millisecond), cfg.Rate, cfg.Duration)
+		sched.SlowOver = P99Target(cfg.Store)
+		if sched.SlowOver == 0 {
+			sched.SlowOver = P99Target("memory")
+		}
 		// A server that falls behind would stretch the run without end:
 		// the requests still unsent at the bound are not sent.
 		rctx, cancel := context.WithTimeout(ctx, cfg.Duration+max(10*time.Second, cfg.Duration/2))
@@ -372,7 +387,7 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		res := RateResult{Call: c.Name, OfferedRate: cfg.Rate, AchievedRate: r.AchievedRate(), Offered: r.Offered, Unanswered: r.Offered - int64(r.Completed+r.Errors),
 			Completed: r.Completed, Errors: r.Errors, Late: r.Late, ErrorSample: r.ErrorSample,
 			P50US: us(r.Latency.Quantile(0.5)), P99US: us(r.Latency.Quantile(0.99)), P999US: us(r.Latency.Quantile(0.999)),
-			MaxUS: us(r.Latency.Max()), LagP99US: us(r.StartLag.Quantile(0.99))}
+			MaxUS: us(r.Latency.Max()), LagP99US: us(r.StartLag.Quantile(0.99)), Stalls: r.Stalls}
 		if n := float64(r.Completed); n > 0 {
 			if cfg.ServerPID != 0 {
 				res.ServerCPUUS = float64(c1.server-c0.server) / n
@@ -437,6 +452,9 @@ func WriteRateTable(w io.Writer, r *RateReport) error {
 		}
 		if c.Mem != nil {
 			fmt.Fprintf(w, "server memory during %s (%d calls): %s\n", c.Call, c.Mem.Items, c.Mem.describe("call"))
+		}
+		if c.Stalls != nil {
+			fmt.Fprintf(w, "%s: %s\n", c.Call, c.Stalls.describe())
 		}
 	}
 	fmt.Fprintf(w, "\nLatency runs from each request's due time (start + i/rate), so time a request waited for a free sender counts; \"sent late\" are requests sent over %v after they were due.\n", lateAfter)
