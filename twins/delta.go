@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -159,7 +160,7 @@ func (d *differ2) set(b reflect.Value, omitEmpty bool) {
 		d.found = true
 		return
 	}
-	if omitEmpty && isEmptyValue(b) {
+	if omitEmpty && jsonEmpty(b) {
 		d.emit(deltaOp{Z: true})
 		return
 	}
@@ -293,7 +294,7 @@ func (d *differ2) value(a, b reflect.Value, ti *typeInfo, omitEmpty bool) {
 		return
 	}
 	if omitEmpty {
-		ea, eb := isEmptyValue(a), isEmptyValue(b)
+		ea, eb := jsonEmpty(a), jsonEmpty(b)
 		if ea && eb {
 			return // both left out of the document
 		}
@@ -324,7 +325,8 @@ func (d *differ2) value(a, b reflect.Value, ti *typeInfo, omitEmpty bool) {
 			d.set(b, false)
 		}
 	case cFloat:
-		if a.Float() != b.Float() {
+		// By bits: -0 and +0 are equal numbers that encode apart.
+		if math.Float64bits(a.Float()) != math.Float64bits(b.Float()) {
 			d.set(b, false)
 		}
 	case cString:
@@ -562,25 +564,6 @@ func ownEncoding(t reflect.Type) bool {
 	return t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) ||
 		t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) ||
 		decodesItself(t)
-}
-
-// isEmptyValue is encoding/json's test for omitempty.
-func isEmptyValue(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool:
-		return !v.Bool()
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return v.Int() == 0
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return v.Uint() == 0
-	case reflect.Float32, reflect.Float64:
-		return v.Float() == 0
-	case reflect.Interface, reflect.Pointer:
-		return v.IsNil()
-	}
-	return false
 }
 
 // jsonFields is how encoding/json lays out a struct's fields, for structs
