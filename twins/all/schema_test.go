@@ -85,3 +85,32 @@ func orRoot(p string) string {
 	}
 	return p
 }
+
+// TestOutputSchemasEncoded: every output schema is kept encoded (see
+// twins.Action.OutputSchema) and must be what MCP clients take for one: a
+// JSON object schema of type object. It logs what they take in all.
+func TestOutputSchemasEncoded(t *testing.T) {
+	total, n := 0, 0
+	for _, tw := range Registry().All() {
+		for _, a := range tw.Actions {
+			out := a.OutputSchema()
+			if out == nil {
+				continue
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(out, &doc); err != nil {
+				t.Errorf("%s.%s output schema: %v", tw.Name, a.Name(), err)
+				continue
+			}
+			if doc["type"] != "object" {
+				t.Errorf("%s.%s output schema has type %v, want object", tw.Name, a.Name(), doc["type"])
+			}
+			total += len(out)
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no output schema in any twin")
+	}
+	t.Logf("%d output schemas, %d bytes encoded", n, total)
+}
