@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -264,11 +265,59 @@ type sizedField struct {
 	size      sizeFunc
 }
 
+// SizeMemo, as a field of a struct (tagged `json:"-"`), lets EncodedSize
+// count that struct once and remember it: for values that never change
+// once built, such as Stripe's events, which are half of what a Stripe
+// world holds and were counted again at every measure. A value holding
+// one must not change after it was first sized: a later change is not
+// counted (tests compare every twin's sizes with json.Marshal's after
+// writes). The zero SizeMemo has counted nothing; a copy by value carries
+// what the original counted, being a copy of the same encoding, and
+// WorldCopier's copies (which leave "-" fields out) start uncounted.
+type SizeMemo struct {
+	n int64 // the size plus one, 0 until counted; read and written atomically
+}
+
+var sizeMemoType = reflect.TypeFor[SizeMemo]()
+
+// memoField is the index of t's SizeMemo field, or -1.
+func memoField(t reflect.Type) int {
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Type == sizeMemoType && f.IsExported() && f.Tag.Get("json") == "-" {
+			return i
+		}
+	}
+	return -1
+}
+
 func structSizer(t reflect.Type) sizeFunc {
 	fs := fieldsOf(t)
 	if fs == nil || !validFieldNames(fs) {
 		return sizeByEncoding
 	}
+	f := fieldsSizer(t, fs)
+	m := memoField(t)
+	if m < 0 {
+		return f
+	}
+	return func(v reflect.Value) (int64, error) {
+		if !v.CanAddr() {
+			return f(v)
+		}
+		memo := v.Field(m).Addr().Interface().(*SizeMemo)
+		if n := atomic.LoadInt64(&memo.n); n > 0 {
+			return n - 1, nil
+		}
+		n, err := f(v)
+		if err == nil {
+			atomic.StoreInt64(&memo.n, n+1)
+		}
+		return n, err
+	}
+}
+
+// fieldsSizer counts a struct field by field, as encoding/json writes it.
+func fieldsSizer(t reflect.Type, fs *jsonFields) sizeFunc {
 	fields := make([]sizedField, len(fs.list))
 	for i, f := range fs.list {
 		fields[i] = sizedField{index: f.index, omitEmpty: f.omitEmpty, nameLen: stringLen(f.name) + 1}

@@ -235,3 +235,42 @@ func TestIntLen(t *testing.T) {
 		checkU(1<<b - 1)
 	}
 }
+
+// TestSizeMemo: a struct with a SizeMemo field is counted once, through a
+// pointer (where the memo can be kept), and the count is json.Marshal's.
+func TestSizeMemo(t *testing.T) {
+	type event struct {
+		ID    string          `json:"id"`
+		Data  json.RawMessage `json:"data"`
+		Sized SizeMemo        `json:"-"`
+	}
+	type world struct {
+		Events []*event `json:"events"`
+	}
+	w := &world{Events: []*event{{ID: "evt_1", Data: json.RawMessage(`{"a": 1}`)}, {ID: "evt_2", Data: json.RawMessage(`[]`)}}}
+	want, _ := json.Marshal(w)
+	got, err := EncodedSize(w)
+	if err != nil || got != int64(len(want)) {
+		t.Fatalf("EncodedSize = %d, %v; want %d", got, err, len(want))
+	}
+	// The memo is what answers the second time: a change it was promised
+	// would not happen goes uncounted.
+	w.Events[0].ID = "evt_10000"
+	if again, _ := EncodedSize(w); again != got {
+		t.Fatalf("EncodedSize after a change = %d, want the remembered %d", again, got)
+	}
+	// A fresh value, and a value that is not addressable, are counted.
+	fresh := *w.Events[0]
+	fresh.Sized = SizeMemo{}
+	wantFresh, _ := json.Marshal(&fresh)
+	if n, _ := EncodedSize(&fresh); n != int64(len(wantFresh)) {
+		t.Fatalf("fresh event: %d, want %d", n, len(wantFresh))
+	}
+	byValue := event{ID: "evt_3"}
+	wantValue, _ := json.Marshal(byValue)
+	for range 2 {
+		if n, _ := EncodedSize(byValue); n != int64(len(wantValue)) {
+			t.Fatalf("event by value: %d, want %d", n, len(wantValue))
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package stripe
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/pomehq/pome/twins"
+)
 
 // The object types below are both the world's records and the API's
 // response bodies: field names and JSON types follow Stripe's API reference
@@ -434,6 +438,9 @@ type Event struct {
 	PendingWebhooks int64        `json:"pending_webhooks"`
 	Request         EventRequest `json:"request"`
 	Type            string       `json:"type"`
+	// Sized remembers the event's encoded size for the world's budget
+	// measures: an event never changes once emitted.
+	Sized twins.SizeMemo `json:"-"`
 }
 
 // List is Stripe's list envelope.
