@@ -19,10 +19,9 @@ import (
 // its seq, time and latency), so a block of them compresses some thirty
 // times over. Kept one allocation per row they were most of what a busy
 // server held. A block is sealed once its rows add up to about sealBytes
-// (sealLimit), by the
-// call that completes it and outside the tape's lock; until then the rows
-// stay readable where they are. Reads decompress the blocks they need; a
-// row is read back byte for byte as it was appended.
+// (sealLimit), by the call that completes it and outside the tape's lock;
+// until then the rows stay readable where they are. Reads decompress the
+// blocks they need; a row is read back byte for byte as it was appended.
 //
 // Every field is guarded by the twin's tapeMu.
 type memRows struct {
@@ -65,8 +64,8 @@ const (
 // Sandboxes that take the same calls at the same pace (a load test going
 // round its sandboxes, say) would otherwise all fill their blocks at the
 // same moment: 100 sandboxes taking 10,000 reads a second sealed a block
-// each within the same few milliseconds every 240 ms, and every call that
-// fell due then waited behind the compression. Each block drawing its own
+// each within the same few milliseconds, at the pace their tapes filled
+// blocks, and the calls that fell due then waited behind the compression. Each block drawing its own
 // size spreads the seals out within a block or two. sealRows is scaled
 // alike, for tapes of tiny rows.
 func sealLimit() int { return sealBytes/2 + rand.IntN(sealBytes) }
