@@ -7,22 +7,31 @@ import (
 	"time"
 )
 
+// oneSender offers a request a millisecond for a second to one sender on
+// simulated time, each taking what service advances the clock by, with
+// the timeline kept for requests slower than slowOver.
+func oneSender(slowOver time.Duration, service func(clock *fakeClock, i int64)) *OpenLoopResult {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := &fakeClock{now: start}
+	sched, _ := NewSchedule(start, 1000, time.Second)
+	sched.SlowOver = slowOver
+	return OpenLoop(context.Background(), sched, 1, clock, func(_ context.Context, _ int, i int64) error {
+		service(clock, i)
+		return nil
+	})
+}
+
 // TestStallsFound: a request a millisecond, each taking 0.1 ms but two
 // taking 30 ms, 400 ms apart. The requests queued behind each slow one are
 // slow too, for about 30 ms: two stalls, found where and as long as they
 // were, holding every slow request.
 func TestStallsFound(t *testing.T) {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := &fakeClock{now: start}
-	sched, _ := NewSchedule(start, 1000, time.Second)
-	sched.SlowOver = 5 * time.Millisecond
-	r := OpenLoop(context.Background(), sched, 1, clock, func(_ context.Context, _ int, i int64) error {
+	r := oneSender(5*time.Millisecond, func(clock *fakeClock, i int64) {
 		if i == 300 || i == 700 {
 			clock.advance(30 * time.Millisecond)
 		} else {
 			clock.advance(100 * time.Microsecond)
 		}
-		return nil
 	})
 	s := r.Stalls
 	if s == nil {
@@ -50,17 +59,12 @@ func TestStallsFound(t *testing.T) {
 // TestStallsNone: evenly spread slow requests make no stall, and a run
 // without a threshold keeps no timeline.
 func TestStallsNone(t *testing.T) {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := &fakeClock{now: start}
-	sched, _ := NewSchedule(start, 1000, time.Second)
-	sched.SlowOver = 5 * time.Millisecond
 	// One request in 20 takes 6 ms; the five queued behind it take 5 ms
 	// or less from their due time, which is not over the threshold.
-	r := OpenLoop(context.Background(), sched, 1, clock, func(_ context.Context, _ int, i int64) error {
+	r := oneSender(5*time.Millisecond, func(clock *fakeClock, i int64) {
 		if i%20 == 0 {
 			clock.advance(6 * time.Millisecond)
 		}
-		return nil
 	})
 	s := r.Stalls
 	if s == nil || s.Slow != 50 || s.Count != 0 || s.InStalls != 0 || s.MedianGapMS != 0 || len(s.StartsMS) != 0 {
@@ -73,9 +77,7 @@ func TestStallsNone(t *testing.T) {
 		t.Errorf("description %q", d)
 	}
 
-	sched.SlowOver = 0
-	clock.now = start
-	r = OpenLoop(context.Background(), sched, 1, clock, func(context.Context, int, int64) error { return nil })
+	r = oneSender(0, func(*fakeClock, int64) {})
 	if r.Stalls != nil {
 		t.Errorf("stalls without a threshold: %+v", r.Stalls)
 	}
