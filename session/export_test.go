@@ -136,3 +136,14 @@ func (s *HoldingStore) abandon(sb *Sandbox) {
 
 // MaxWriteConflicts bounds how often Call serves a held write again.
 const MaxWriteConflicts = maxWriteConflicts
+
+// ListedBacklog reports the length of the team's creation-order list of
+// ids, forgotten ones included.
+func (s *MemoryStore) ListedBacklog(team string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.teams[team]; t != nil {
+		return len(t.listed) - t.listedHead
+	}
+	return 0
+}

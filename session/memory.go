@@ -33,6 +33,8 @@ type MemoryStore struct {
 	once sync.Once
 
 	maxTapeRows int64
+	// maxListed bounds each team's list (<= 0: MaxListed).
+	maxListed int
 
 	// budgets bound what sandboxes hold (SetBudgets); worldBytes and
 	// tapeBytes are what every live sandbox holds now, each team's part
@@ -132,6 +134,11 @@ type memTeam struct {
 	twins     int
 	evals     int
 	summaries map[string]Summary
+	// listed holds the ids of summaries in creation order from listedHead
+	// on, so that the oldest entry is found in O(1) when the list is full.
+	// Ids discarded or forgotten since stay in it until it is compacted.
+	listed     []string
+	listedHead int
 	// open maps each ready sandbox to its expiry; expiring orders them so
 	// that counting open sandboxes (the quota check on every create) costs
 	// O(log n) instead of a walk over every sandbox.
@@ -222,6 +229,42 @@ func (s *MemoryStore) Sweep() {
 	}
 }
 
+// SetMaxListed bounds the entries each team's list keeps (<= 0:
+// MaxListed). Tests lower it.
+func (s *MemoryStore) SetMaxListed(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.maxListed = n
+}
+
+// list records a new summary under s.mu and forgets the oldest entries
+// past the bound.
+func (s *MemoryStore) list(t *memTeam, sum Summary) {
+	max := s.maxListed
+	if max <= 0 {
+		max = MaxListed
+	}
+	t.summaries[sum.ID] = sum
+	t.listed = append(t.listed, sum.ID)
+	for len(t.summaries) > max && t.listedHead < len(t.listed) {
+		delete(t.summaries, t.listed[t.listedHead])
+		t.listed[t.listedHead] = ""
+		t.listedHead++
+	}
+	// Discards leave their ids behind: once they are most of the slice it
+	// is rebuilt from the entries still kept, so it stays within a small
+	// multiple of them.
+	if n := len(t.listed) - t.listedHead; n > 64 && n > 2*len(t.summaries) {
+		kept := make([]string, 0, 2*len(t.summaries)+1)
+		for _, id := range t.listed[t.listedHead:] {
+			if _, ok := t.summaries[id]; ok {
+				kept = append(kept, id)
+			}
+		}
+		t.listed, t.listedHead = kept, 0
+	}
+}
+
 func (s *MemoryStore) team(name string) *memTeam {
 	t := s.teams[name]
 	if t == nil {
@@ -282,7 +325,7 @@ func (s *MemoryStore) Create(ctx context.Context, sb *Sandbox, worlds map[string
 	heap.Push(&t.expiring, expiryEntry{id: sb.ID, at: sb.ExpiresAt})
 	t.created++
 	t.twins += len(sb.Twins)
-	t.summaries[sb.ID] = summaryOf(sb)
+	s.list(t, summaryOf(sb))
 	return nil
 }
 
@@ -360,7 +403,11 @@ func (s *MemoryStore) Stop(ctx context.Context, id string, at, retainUntil time.
 	ms.mu.Unlock()
 	s.mu.Lock()
 	if t := s.teams[cp.Team]; t != nil {
-		t.summaries[id] = summaryOf(&cp)
+		// An entry the list already forgot (or a concurrent Discard took)
+		// stays forgotten.
+		if _, ok := t.summaries[id]; ok {
+			t.summaries[id] = summaryOf(&cp)
+		}
 		delete(t.open, id)
 	}
 	s.mu.Unlock()

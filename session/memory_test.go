@@ -44,6 +44,46 @@ func TestMemorySweep(t *testing.T) {
 	}
 }
 
+// TestMemoryListChurn: a team that creates and discards sandboxes without
+// end, or creates past the list's bound, keeps a bounded list and a
+// bounded record of its order.
+func TestMemoryListChurn(t *testing.T) {
+	s := newMemory(t, time.Now)
+	s.SetMaxListed(50)
+	team := storetest.NewTeam()
+	for i := range 2000 {
+		sb := storetest.NewSandbox(team, time.Now(), time.Hour, "alpha")
+		if err := s.Create(t.Context(), sb, storetest.SeedWorlds(t, "alpha"), 0); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			if err := s.Discard(t.Context(), sb.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	list, err := s.List(t.Context(), team)
+	if err != nil || len(list) != 50 {
+		t.Errorf("List after 2,000 creates under a bound of 50: %d entries, %v", len(list), err)
+	}
+	if n := s.ListedBacklog(team); n > 2*50+64 {
+		t.Errorf("the list's order holds %d ids for 50 entries", n)
+	}
+	churn := storetest.NewTeam()
+	for range 2000 {
+		sb := storetest.NewSandbox(churn, time.Now(), time.Hour, "alpha")
+		if err := s.Create(t.Context(), sb, storetest.SeedWorlds(t, "alpha"), 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Discard(t.Context(), sb.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.ListedBacklog(churn); n > 64+1 {
+		t.Errorf("after 2,000 creates and discards the list's order holds %d ids", n)
+	}
+}
+
 func BenchmarkMemoryUpdateWrite(b *testing.B) {
 	storetest.BenchUpdateWrite(b, newMemory(b, time.Now))
 }

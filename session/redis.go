@@ -61,7 +61,13 @@ type RedisStore struct {
 	verify *opVerifier
 	// budget counts sandboxes against the server budgets (redis_budget.go).
 	budget redisBudget
+	// maxListed bounds each team's list (<= 0: MaxListed).
+	maxListed int
 }
+
+// SetMaxListed bounds the entries each team's list keeps (<= 0:
+// MaxListed). Call it before serving; tests lower it.
+func (s *RedisStore) SetMaxListed(n int) { s.maxListed = n }
 
 const (
 	// leaseTTL bounds how long a replica that died mid-update blocks the
@@ -209,8 +215,10 @@ return 1
 // so concurrent creates can never overshoot the quota. A sandbox already
 // admitted (the same call, sent again after its reply was lost) is
 // admitted again without being counted twice.
-// KEYS: open, usage, index. ARGV: now ms, quota, id, expires ms, twin count,
-// summary JSON.
+// The new sandbox enters the team index, whose oldest entries past
+// MaxListed (by creation) are forgotten in the same step.
+// KEYS: open, usage, index, listed. ARGV: now ms, quota, id, expires ms,
+// twin count, summary JSON, created ms, most entries listed.
 var quotaScript = redis.NewScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZSCORE', KEYS[1], ARGV[3]) then return 1 end
@@ -220,6 +228,12 @@ redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
 redis.call('HINCRBY', KEYS[2], '` + usageCreated + `', 1)
 redis.call('HINCRBY', KEYS[2], '` + usageTwins + `', ARGV[5])
 redis.call('HSET', KEYS[3], ARGV[3], ARGV[6])
+redis.call('ZADD', KEYS[4], ARGV[7], ARGV[3])
+local over = redis.call('ZCARD', KEYS[4]) - tonumber(ARGV[8])
+if over > 0 then
+  local old = redis.call('ZPOPMIN', KEYS[4], over)
+  for i = 1, #old, 2 do redis.call('HDEL', KEYS[3], old[i]) end
+end
 return 1
 `)
 
@@ -396,9 +410,14 @@ func (s *RedisStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]
 	if err != nil {
 		return err
 	}
+	listed := s.maxListed
+	if listed <= 0 {
+		listed = MaxListed
+	}
 	admitted, err := quotaScript.Run(ctx, s.rdb,
-		[]string{teamOpenKey(sb.Team), teamUsageKey(sb.Team), teamIndexKey(sb.Team)},
-		s.now().UnixMilli(), quota, sb.ID, sb.ExpiresAt.UnixMilli(), len(sb.Twins), summary).Int()
+		[]string{teamOpenKey(sb.Team), teamUsageKey(sb.Team), teamIndexKey(sb.Team), teamListedKey(sb.Team)},
+		s.now().UnixMilli(), quota, sb.ID, sb.ExpiresAt.UnixMilli(), len(sb.Twins), summary,
+		sb.CreatedAt.UnixMilli(), listed).Int()
 	if err == nil && admitted == 1 {
 		// This process has each seed world decoded: it is cached at
 		// version 1 as a copy (Twin.CopyWorld, what decoding the document
@@ -507,7 +526,15 @@ func (s *RedisStore) List(ctx context.Context, team string) ([]*Sandbox, error) 
 	}
 	if len(prune) > 0 {
 		// Lazy housekeeping: a failure only means the entries stay a while.
-		s.rdb.HDel(ctx, teamIndexKey(team), prune...)
+		members := make([]any, len(prune))
+		for i, id := range prune {
+			members[i] = id
+		}
+		s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.HDel(ctx, teamIndexKey(team), prune...)
+			p.ZRem(ctx, teamListedKey(team), members...)
+			return nil
+		})
 	}
 	sortNewestFirst(out)
 	return out, nil
@@ -579,6 +606,7 @@ func (s *RedisStore) Discard(ctx context.Context, id string) error {
 	if _, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.ZRem(ctx, teamOpenKey(sb.Team), id)
 		p.HDel(ctx, teamIndexKey(sb.Team), id)
+		p.ZRem(ctx, teamListedKey(sb.Team), id)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("redis discard: team index: %w", err)

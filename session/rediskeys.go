@@ -59,6 +59,11 @@ func teamTag(team string) string { return keyPrefix + "team:{" + team + "}:" }
 // sandbox's own keys so that listing can still report expired sandboxes.
 func teamIndexKey(team string) string { return teamTag(team) + "sandboxes" }
 
+// teamListedKey is a sorted set of the ids in the team index scored by
+// created_at (Unix ms): creating a sandbox past MaxListed forgets the
+// oldest.
+func teamListedKey(team string) string { return teamTag(team) + "listed" }
+
 // teamOpenKey is a sorted set of the team's ready sandboxes scored by
 // expires_at (Unix ms): the quota counts its unexpired members.
 func teamOpenKey(team string) string { return teamTag(team) + "open" }

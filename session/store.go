@@ -85,6 +85,13 @@ func (s *Sandbox) EffectiveState(now time.Time) string {
 	return s.State
 }
 
+// MaxListed is how many sandboxes a team's list remembers: its newest, by
+// creation. Past it, creating a sandbox forgets the oldest entry, so a team
+// that makes sandboxes without end holds a bounded list; what is forgotten
+// is only the entry (a sandbox still open keeps working). Entries are also
+// forgotten a week past their sandbox's expiry.
+const MaxListed = 10000
+
 // Summary is what a team index keeps about a sandbox after its keys are gone,
 // so that listing can still say "expired".
 type Summary struct {

@@ -171,6 +171,7 @@ func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) session
 		{"Stop", testStop},
 		{"StopKeepsUntilRetention", testStopKeepsUntilRetention},
 		{"Discard", testDiscard},
+		{"ListBounded", testListBounded},
 		{"Expiry", testExpiry},
 		{"NotFound", testNotFound},
 		{"UpdateWrite", testUpdateWrite},
@@ -646,6 +647,53 @@ func testDiscard(t *testing.T, f *fixture) {
 	// The sibling is untouched.
 	if _, err := f.s.Get(f.ctx, keep.ID); err != nil {
 		t.Errorf("Get(sibling): %v", err)
+	}
+}
+
+// testListBounded: past its bound a team's list forgets its oldest entries
+// as sandboxes are created; what it forgot stays forgotten (a stop does not
+// bring it back) and the sandbox itself keeps working.
+func testListBounded(t *testing.T, f *fixture) {
+	b, ok := f.s.(interface{ SetMaxListed(int) })
+	if !ok {
+		t.Skip("the store has no list bound to lower")
+	}
+	b.SetMaxListed(3)
+	team, other := NewTeam(), NewTeam()
+	base := f.now().UTC()
+	var ids []string
+	for i := range 5 {
+		sb := NewSandbox(team, base.Add(time.Duration(i)*time.Millisecond), longTTL, "alpha")
+		if err := f.s.Create(f.ctx, sb, SeedWorlds(t, "alpha"), 0); err != nil {
+			t.Fatalf("Create: %v", err)
+		}
+		ids = append(ids, sb.ID)
+	}
+	keep := f.create(t, other, longTTL, "alpha")
+	if got, want := f.listIDs(t, team), []string{ids[4], ids[3], ids[2]}; !slices.Equal(got, want) {
+		t.Errorf("List of 5 created under a bound of 3 = %v, want the newest %v", got, want)
+	}
+	if _, err := f.s.Stop(f.ctx, ids[0], f.now(), f.now().Add(time.Hour)); err != nil {
+		t.Fatalf("Stop of a sandbox the list forgot: %v", err)
+	}
+	if _, err := f.s.Get(f.ctx, ids[0]); err != nil {
+		t.Errorf("Get of a sandbox the list forgot: %v", err)
+	}
+	if err := f.s.Discard(f.ctx, ids[4]); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.listIDs(t, team), []string{ids[3], ids[2]}; !slices.Equal(got, want) {
+		t.Errorf("List after a stop of a forgotten sandbox and a discard = %v, want %v", got, want)
+	}
+	sb := NewSandbox(team, base.Add(5*time.Millisecond), longTTL, "alpha")
+	if err := f.s.Create(f.ctx, sb, SeedWorlds(t, "alpha"), 0); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if got, want := f.listIDs(t, team), []string{sb.ID, ids[3], ids[2]}; !slices.Equal(got, want) {
+		t.Errorf("List after one more create = %v, want %v", got, want)
+	}
+	if got := f.listIDs(t, other); !slices.Equal(got, []string{keep.ID}) {
+		t.Errorf("List of another team = %v, want %s", got, keep.ID)
 	}
 }
 
