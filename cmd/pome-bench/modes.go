@@ -198,11 +198,16 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&twins, "twins", strings.Join(load.WorldTwins(), ","), "twins whose write the world dimension measures")
 	fs.IntVar(&cfg.Writes, "writes", 2000, "writes per point")
 	fs.IntVar(&cfg.Concurrency, "c", 1, "clients sending the writes (1: one after another)")
+	fs.IntVar(&cfg.Rounds, "rounds", 1, "times each point is measured, the sizes in a rotated order each round (figures: the medians)")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
 	if cm.server == "" {
 		fmt.Fprintln(stderr, "pome-bench scale: no server (--server or POME_SERVER)")
+		return 2
+	}
+	if cfg.Rounds < 1 || cfg.Writes < 1 || cfg.Concurrency < 1 {
+		fmt.Fprintln(stderr, "pome-bench scale: --rounds, --writes and -c must be at least 1")
 		return 2
 	}
 	var err error

@@ -186,7 +186,7 @@ func TestScaleMode(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"scale",
 		"--server", url, "--api-key", key, "--world-sizes", "3,30", "--tape-sizes", "5,40", "--sandbox-counts", "2,5",
-		"--writes", "25", "--server-pid", strconv.Itoa(os.Getpid()), "--json", "-q",
+		"--writes", "25", "--rounds", "2", "--server-pid", strconv.Itoa(os.Getpid()), "--json", "-q",
 	}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
@@ -202,7 +202,7 @@ func TestScaleMode(t *testing.T) {
 			t.Errorf("%s %s: %+v", se.Dim, se.Call, se)
 		}
 		for _, p := range se.Points {
-			if p.Writes != 25 || p.Errors != 0 || p.P50US <= 0 || p.PerSec <= 0 {
+			if p.Writes != 25 || p.Errors != 0 || p.P50US <= 0 || p.PerSec <= 0 || len(p.Costs) != 2 || p.FirstCallUS <= 0 {
 				t.Errorf("%s %s size %d: %+v", se.Dim, se.Call, p.Size, p)
 			}
 		}
@@ -235,6 +235,9 @@ func TestScaleMode(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"scale", "--server", url, "--api-key", key, "--world-sizes", "0"}, &out, &errOut); code != 2 {
 		t.Errorf("size 0: exit %d", code)
+	}
+	if code := run(context.Background(), []string{"scale", "--server", url, "--api-key", key, "--rounds", "0"}, &out, &errOut); code != 2 {
+		t.Errorf("--rounds 0: exit %d", code)
 	}
 }
 

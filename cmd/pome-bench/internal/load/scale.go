@@ -24,6 +24,14 @@ import (
 // sends the same write a fixed number of times and reports the server's
 // CPU per write (with --server-pid) and the write's latency; a series'
 // spread is its largest figure over its smallest, 1.0 for a flat cost.
+//
+// Before the timing every sandbox of a point answers one read of the
+// twin: the memory store decodes a sandbox's seed on its first call, a
+// cost that grows with the world but is paid once per sandbox, not per
+// write. The point reports it apart (the median of those first calls),
+// so that the writes measure a world already in use. With rounds, each
+// point is measured that many times, the sizes taken in a rotated order
+// each round, and the point's figures are the medians.
 
 // Scale dimensions.
 const (
@@ -48,9 +56,11 @@ type ScaleConfig struct {
 	// Concurrency is how many clients send them (1: one after another, so
 	// the latency is the cost of one write).
 	Concurrency int
-	ServerPID   int
-	StorePID    int
-	Log         io.Writer
+	// Rounds is how many times each point is measured (0: once).
+	Rounds    int
+	ServerPID int
+	StorePID  int
+	Log       io.Writer
 }
 
 // ScalePoint is one size of one series.
@@ -70,6 +80,13 @@ type ScalePoint struct {
 	// fifth.
 	Sandboxes   int    `json:"sandboxes"`
 	ErrorSample string `json:"error_sample,omitempty"`
+	// FirstCallUS is the median wall time of the read each sandbox
+	// answered before the timing: its first call, which brings its world
+	// into use.
+	FirstCallUS float64 `json:"first_call_p50_us,omitempty"`
+	// Costs is the point's cost (as the series' Measure) in each round,
+	// when there was more than one.
+	Costs []float64 `json:"costs_per_round,omitempty"`
 }
 
 // cost is the point's figure a spread is taken of: server CPU per write
@@ -102,6 +119,7 @@ type ScaleReport struct {
 	Server      string        `json:"server"`
 	Writes      int           `json:"writes_per_point"`
 	Concurrency int           `json:"concurrency"`
+	Rounds      int           `json:"rounds"`
 	Machine     Machine       `json:"machine"`
 	Series      []ScaleSeries `json:"series"`
 	Notes       []string      `json:"notes,omitempty"`
@@ -137,6 +155,15 @@ var worldWrites = []worldWrite{
 	{twin: "slack", unit: "messages", seed: scaleseed.Slack, call: func(int) Call { return callNamed(CallPostMessage) }},
 	{twin: "stripe", unit: "customers", seed: scaleseed.Stripe, call: func(int) Call { return callNamed(CallCreateCustomer) }},
 	{twin: "gmail", unit: "messages", seed: scaleseed.Gmail, call: func(int) Call { return GmailSend }},
+}
+
+// firstReads are the reads that bring each twin's world into use before a
+// point's writes.
+var firstReads = map[string]Call{
+	"github": callNamed(CallGetIssue),
+	"slack":  callNamed(CallHistory),
+	"stripe": {Name: "stripe_list_customers", Twin: "stripe", Method: http.MethodGet, Path: "/v1/customers?limit=1", Want: http.StatusOK},
+	"gmail":  {Name: "gmail_list_messages", Twin: "gmail", Method: http.MethodGet, Path: "/gmail/v1/users/me/messages?maxResults=1", Want: http.StatusOK},
 }
 
 // WorldTwins are the twins the world dimension can measure.
@@ -190,29 +217,54 @@ func Scale(ctx context.Context, cfg ScaleConfig) (*ScaleReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &ScaleReport{Server: pome.Server.String(), Writes: cfg.Writes, Concurrency: cfg.Concurrency, Machine: ThisMachine(), Started: time.Now().UTC()}
+	rep := &ScaleReport{Server: pome.Server.String(), Writes: cfg.Writes, Concurrency: cfg.Concurrency, Rounds: max(1, cfg.Rounds), Machine: ThisMachine(), Started: time.Now().UTC()}
 	s := &scaler{cfg: cfg, pome: pome, cpu: cpuProbe{server: cfg.ServerPID, store: cfg.StorePID}, logf: logf, rep: rep}
 	defer s.discardAll(ctx)
 
-	// measure makes the sandboxes of one point, prepares them, sends the
-	// writes and discards them.
-	measure := func(series *ScaleSeries, c Call, size, sandboxes, per int, twins []string, seeds map[string]json.RawMessage, prep func([]*Sandbox) error) error {
+	// measure makes the sandboxes of one point, prepares them, brings
+	// their worlds into use, sends the writes and discards them.
+	measure := func(dim string, c Call, size, sandboxes, per int, twins []string, seeds map[string]json.RawMessage, prep func([]*Sandbox) error) (ScalePoint, error) {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return ScalePoint{}, ctx.Err()
 		}
 		sbs, err := s.create(ctx, sandboxes, twins, seeds)
 		if err != nil {
-			return fmt.Errorf("%s %s at %d: %w", series.Dim, c.Name, size, err)
+			return ScalePoint{}, fmt.Errorf("%s %s at %d: %w", dim, c.Name, size, err)
 		}
 		defer s.discard(ctx, sbs)
 		if prep != nil {
 			if err := prep(sbs); err != nil {
-				return err
+				return ScalePoint{}, err
 			}
 		}
+		first, err := s.firstCalls(ctx, c.Twin, sbs)
+		if err != nil {
+			return ScalePoint{}, fmt.Errorf("%s %s at %d: first calls: %w", dim, c.Name, size, err)
+		}
 		p, err := s.point(ctx, c, sbs, size, per)
-		series.Points = append(series.Points, p)
-		return err
+		p.FirstCallUS = first
+		return p, err
+	}
+	rounds := max(1, cfg.Rounds)
+	// series measures one write at every size, rounds times.
+	series := func(dim, call, unit string, sizes []int, point func(n int) (ScalePoint, error)) error {
+		se := ScaleSeries{Dim: dim, Call: call, Unit: unit}
+		byRound := make([][]ScalePoint, len(sizes))
+		for r := range rounds {
+			for k := range sizes {
+				i := (k + r) % len(sizes)
+				p, err := point(sizes[i])
+				byRound[i] = append(byRound[i], p)
+				if err != nil {
+					se.Points = medianPoints(byRound, cfg.Concurrency)
+					rep.Series = append(rep.Series, se.summarize(cfg.Concurrency))
+					return err
+				}
+			}
+		}
+		se.Points = medianPoints(byRound, cfg.Concurrency)
+		rep.Series = append(rep.Series, se.summarize(cfg.Concurrency))
+		return nil
 	}
 	for _, dim := range cfg.Dims {
 		switch dim {
@@ -221,42 +273,39 @@ func Scale(ctx context.Context, cfg ScaleConfig) (*ScaleReport, error) {
 				if !slices.Contains(cfg.WorldTwins, ww.twin) {
 					continue
 				}
-				series := ScaleSeries{Dim: DimWorld, Call: ww.call(1).Name, Unit: ww.unit}
-				for _, n := range cfg.WorldSizes {
+				err := series(DimWorld, ww.call(1).Name, ww.unit, cfg.WorldSizes, func(n int) (ScalePoint, error) {
 					seed, err := ww.seed(n)
 					if err != nil {
-						return rep, err
+						return ScalePoint{}, err
 					}
-					if err := measure(&series, ww.call(n), n, sandboxesFor(n, cfg.Writes), writesPerSandbox(n), []string{ww.twin},
-						map[string]json.RawMessage{ww.twin: seed}, nil); err != nil {
-						return rep, err
-					}
+					return measure(DimWorld, ww.call(n), n, sandboxesFor(n, cfg.Writes), writesPerSandbox(n), []string{ww.twin},
+						map[string]json.RawMessage{ww.twin: seed}, nil)
+				})
+				if err != nil {
+					return rep, err
 				}
-				rep.Series = append(rep.Series, series.summarize(cfg.Concurrency))
 			}
 		case DimTape:
 			c := callNamed(CallPostComment)
-			series := ScaleSeries{Dim: DimTape, Call: c.Name, Unit: "rows on the GitHub tape"}
-			for _, n := range cfg.TapeSizes {
+			err := series(DimTape, c.Name, "rows on the GitHub tape", cfg.TapeSizes, func(n int) (ScalePoint, error) {
 				fill := func(sbs []*Sandbox) error {
 					logf("filling %d tapes to %d rows", len(sbs), n)
 					return s.fillTapes(ctx, sbs, n)
 				}
-				if err := measure(&series, c, n, sandboxesFor(n, cfg.Writes), writesPerSandbox(n), []string{"github"}, nil, fill); err != nil {
-					return rep, err
-				}
+				return measure(DimTape, c, n, sandboxesFor(n, cfg.Writes), writesPerSandbox(n), []string{"github"}, nil, fill)
+			})
+			if err != nil {
+				return rep, err
 			}
-			rep.Series = append(rep.Series, series.summarize(cfg.Concurrency))
 		case DimSandboxes:
 			c := callNamed(CallPostComment)
-			series := ScaleSeries{Dim: DimSandboxes, Call: c.Name, Unit: "open sandboxes"}
-			for _, n := range cfg.SandboxCounts {
+			err := series(DimSandboxes, c.Name, "open sandboxes", cfg.SandboxCounts, func(n int) (ScalePoint, error) {
 				// The writes go round all the open sandboxes.
-				if err := measure(&series, c, n, n, 1, []string{"github", "slack", "stripe"}, nil, nil); err != nil {
-					return rep, err
-				}
+				return measure(DimSandboxes, c, n, n, 1, []string{"github", "slack", "stripe"}, nil, nil)
+			})
+			if err != nil {
+				return rep, err
 			}
-			rep.Series = append(rep.Series, series.summarize(cfg.Concurrency))
 		}
 	}
 	return rep, ctx.Err()
@@ -349,6 +398,95 @@ func (s *scaler) discardAll(ctx context.Context) {
 		sbs[i] = &Sandbox{ID: id}
 	}
 	s.discard(ctx, sbs)
+}
+
+// firstCalls sends each sandbox one read of twin, one sandbox at a time
+// (so that each figure is one call's, not a share of the machine), and
+// returns the median wall time of those reads.
+func (s *scaler) firstCalls(ctx context.Context, twin string, sbs []*Sandbox) (float64, error) {
+	c, ok := firstReads[twin]
+	if !ok {
+		return 0, fmt.Errorf("no first read for twin %q", twin)
+	}
+	ts, err := c.Targets(ctx, s.pome.Client, sbs)
+	if err != nil {
+		return 0, err
+	}
+	took := make([]float64, len(ts))
+	for i, t := range ts {
+		if ctx.Err() != nil {
+			break
+		}
+		start := time.Now()
+		if err := s.read(ctx, c, t); err != nil {
+			return 0, err
+		}
+		took[i] = float64(time.Since(start).Microseconds())
+	}
+	return median(took), ctx.Err()
+}
+
+// read sends c to t once and checks the answer.
+func (s *scaler) read(ctx context.Context, c Call, t Target) error {
+	req, err := c.Request(ctx, t)
+	if err != nil {
+		return err
+	}
+	resp, err := s.pome.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return err
+	}
+	return c.CheckResponse(resp.StatusCode, body)
+}
+
+// medianPoints folds each size's rounds into one point: the median of each
+// figure, the errors summed, and each round's cost kept when there were
+// several.
+func medianPoints(byRound [][]ScalePoint, concurrency int) []ScalePoint {
+	var out []ScalePoint
+	for _, ps := range byRound {
+		if len(ps) == 0 {
+			continue
+		}
+		if len(ps) == 1 {
+			out = append(out, ps[0])
+			continue
+		}
+		p := ps[len(ps)-1]
+		fig := func(f func(ScalePoint) float64) float64 {
+			xs := make([]float64, len(ps))
+			for i, q := range ps {
+				xs[i] = f(q)
+			}
+			return median(xs)
+		}
+		p.PerSec = fig(func(q ScalePoint) float64 { return q.PerSec })
+		p.P50US = fig(func(q ScalePoint) float64 { return q.P50US })
+		p.P99US = fig(func(q ScalePoint) float64 { return q.P99US })
+		p.ServerCPUUS = fig(func(q ScalePoint) float64 { return q.ServerCPUUS })
+		p.StoreCPUUS = fig(func(q ScalePoint) float64 { return q.StoreCPUUS })
+		p.FirstCallUS = fig(func(q ScalePoint) float64 { return q.FirstCallUS })
+		cpu := true
+		for _, q := range ps {
+			cpu = cpu && q.ServerCPUUS > 0
+		}
+		p.Costs = nil
+		p.Errors = 0
+		for _, q := range ps {
+			p.Costs = append(p.Costs, q.cost(concurrency, cpu))
+			p.Errors += q.Errors
+			if p.ErrorSample == "" {
+				p.ErrorSample = q.ErrorSample
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // fillTapes puts rows GitHub get-issue rows on each sandbox's tape (8
@@ -445,10 +583,14 @@ func Spread(xs []float64) float64 {
 
 // WriteScaleTable prints a scale report for people.
 func WriteScaleTable(w io.Writer, r *ScaleReport) error {
-	fmt.Fprintf(w, "server %s  %d writes per point  %d client(s)\n", r.Server, r.Writes, r.Concurrency)
+	rounds := ""
+	if r.Rounds > 1 {
+		rounds = fmt.Sprintf("  %d rounds (medians)", r.Rounds)
+	}
+	fmt.Fprintf(w, "server %s  %d writes per point  %d client(s)%s\n", r.Server, r.Writes, r.Concurrency, rounds)
 	fmt.Fprintf(w, "machine %d CPU %s, %s/%s, %s\n\n", r.Machine.NumCPU, r.Machine.CPUModel, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.GoVersion)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "dimension\tcall\tsize\tunit\twrites/s\tp50\tp99\tserver CPU/write\tstore CPU/write\tsandboxes\t")
+	fmt.Fprintln(tw, "dimension\tcall\tsize\tunit\twrites/s\tp50\tp99\tserver CPU/write\tstore CPU/write\tsandboxes\tfirst call p50\t")
 	cpu := func(v float64) string {
 		if v > 0 {
 			return fmt.Sprintf("%.1fµs", v)
@@ -457,8 +599,8 @@ func WriteScaleTable(w io.Writer, r *ScaleReport) error {
 	}
 	for _, se := range r.Series {
 		for _, p := range se.Points {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t\n", se.Dim, se.Call, p.Size, se.Unit, p.PerSec, fmtUS(p.P50US), fmtUS(p.P99US),
-				cpu(p.ServerCPUUS), cpu(p.StoreCPUUS), p.Sandboxes)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t\n", se.Dim, se.Call, p.Size, se.Unit, p.PerSec, fmtUS(p.P50US), fmtUS(p.P99US),
+				cpu(p.ServerCPUUS), cpu(p.StoreCPUUS), p.Sandboxes, fmtUS(p.FirstCallUS))
 		}
 	}
 	if err := tw.Flush(); err != nil {
