@@ -108,10 +108,10 @@ for step in "${STEPS[@]}"; do
 		bench rate --rate 10000 --duration "$RATE_DURATION" --store redis --server-pid "$POME_PID" --store-pid "$REDIS_PID" --json-out "$OUT/rate-redis.json" | tee "$OUT/rate-redis.txt" ;;
 	scale-memory)
 		start_pome memory
-		bench scale --rounds 3 --server-pid "$POME_PID" --json-out "$OUT/scale-memory.json" | tee "$OUT/scale-memory.txt" ;;
+		bench scale --rounds 3 --writes 8000 --server-pid "$POME_PID" --json-out "$OUT/scale-memory.json" | tee "$OUT/scale-memory.txt" ;;
 	scale-redis)
 		start_pome redis
-		bench scale --rounds 3 --dims world,tape --tape-sizes 1000,10000 --writes 200 --server-pid "$POME_PID" --store-pid "$REDIS_PID" --json-out "$OUT/scale-redis.json" | tee "$OUT/scale-redis.txt" ;;
+		bench scale --rounds 3 --dims world,tape --tape-sizes 1000,10000 --writes 1000 --server-pid "$POME_PID" --store-pid "$REDIS_PID" --json-out "$OUT/scale-redis.json" | tee "$OUT/scale-redis.txt" ;;
 	create)
 		# After a warm-up of 5,000 creates and discards (pome-bench's
 		# default): a server that has been running. The last run is a
