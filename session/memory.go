@@ -240,13 +240,13 @@ func (s *MemoryStore) SetMaxListed(n int) {
 // list records a new summary under s.mu and forgets the oldest entries
 // past the bound.
 func (s *MemoryStore) list(t *memTeam, sum Summary) {
-	max := s.maxListed
-	if max <= 0 {
-		max = MaxListed
+	limit := s.maxListed
+	if limit <= 0 {
+		limit = MaxListed
 	}
 	t.summaries[sum.ID] = sum
 	t.listed = append(t.listed, sum.ID)
-	for len(t.summaries) > max && t.listedHead < len(t.listed) {
+	for len(t.summaries) > limit && t.listedHead < len(t.listed) {
 		delete(t.summaries, t.listed[t.listedHead])
 		t.listed[t.listedHead] = ""
 		t.listedHead++
