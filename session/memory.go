@@ -240,10 +240,7 @@ func (s *MemoryStore) SetMaxListed(n int) {
 // list records a new summary under s.mu and forgets the oldest entries
 // past the bound.
 func (s *MemoryStore) list(t *memTeam, sum Summary) {
-	limit := s.maxListed
-	if limit <= 0 {
-		limit = MaxListed
-	}
+	limit := listLimit(s.maxListed)
 	t.summaries[sum.ID] = sum
 	t.listed = append(t.listed, sum.ID)
 	for len(t.summaries) > limit && t.listedHead < len(t.listed) {

@@ -65,9 +65,9 @@ const (
 // round its sandboxes, say) would otherwise all fill their blocks at the
 // same moment: 100 sandboxes taking 10,000 reads a second sealed a block
 // each within the same few milliseconds, at the pace their tapes filled
-// blocks, and the calls that fell due then waited behind the compression. Each block drawing its own
-// size spreads the seals out within a block or two. sealRows is scaled
-// alike, for tapes of tiny rows.
+// blocks, and the calls that fell due then waited behind the compression.
+// Each block drawing its own size spreads the seals out within a block or
+// two. sealRows is scaled alike, for tapes of tiny rows.
 func sealLimit() int { return sealBytes/2 + rand.IntN(sealBytes) }
 
 // len is the number of positions the tape has, written or reserved.

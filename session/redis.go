@@ -410,14 +410,10 @@ func (s *RedisStore) Create(ctx context.Context, sb *Sandbox, worlds map[string]
 	if err != nil {
 		return err
 	}
-	listed := s.maxListed
-	if listed <= 0 {
-		listed = MaxListed
-	}
 	admitted, err := quotaScript.Run(ctx, s.rdb,
 		[]string{teamOpenKey(sb.Team), teamUsageKey(sb.Team), teamIndexKey(sb.Team), teamListedKey(sb.Team)},
 		s.now().UnixMilli(), quota, sb.ID, sb.ExpiresAt.UnixMilli(), len(sb.Twins), summary,
-		sb.CreatedAt.UnixMilli(), listed).Int()
+		sb.CreatedAt.UnixMilli(), listLimit(s.maxListed)).Int()
 	if err == nil && admitted == 1 {
 		// This process has each seed world decoded: it is cached at
 		// version 1 as a copy (Twin.CopyWorld, what decoding the document

@@ -92,6 +92,15 @@ func (s *Sandbox) EffectiveState(now time.Time) string {
 // forgotten a week past their sandbox's expiry.
 const MaxListed = 10000
 
+// listLimit is a store's list bound: n as set by SetMaxListed, or
+// MaxListed when n <= 0.
+func listLimit(n int) int {
+	if n <= 0 {
+		return MaxListed
+	}
+	return n
+}
+
 // Summary is what a team index keeps about a sandbox after its keys are gone,
 // so that listing can still say "expired".
 type Summary struct {
