@@ -743,7 +743,7 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 		return 0, err
 	}
 	// Encode outside the lock; only the seq is spliced in under it.
-	rest, done, err := encodeRowTail(row)
+	tail, done, err := encodeRowTail(row)
 	if err != nil {
 		return 0, err
 	}
@@ -755,8 +755,8 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 		mt.tapeMu.Unlock()
 		return row.Seq, nil
 	}
-	kept := withSeq(row.Seq, rest)
-	if !s.keepRow(ms, mt, int64(len(kept))) {
+	kept := tail.withSeq(row.Seq)
+	if !s.keepRow(ms, mt, int64(kept.size())) {
 		mt.tapeMu.Unlock()
 		return row.Seq, nil
 	}
@@ -771,7 +771,7 @@ func (s *MemoryStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (i
 // it in their place, then seals the next block if rows appended meanwhile
 // made one. The caller does not hold mt.tapeMu: appends and reads go on
 // meanwhile.
-func (mt *memTwin) seal(rows [][]byte) {
+func (mt *memTwin) seal(rows []openRow) {
 	for rows != nil {
 		data, raw := sealBlock(rows)
 		mt.tapeMu.Lock()
@@ -797,18 +797,37 @@ func (s *MemoryStore) keepRow(ms *memSandbox, mt *memTwin, n int64) bool {
 }
 
 // encodeRowTail encodes row with seq 0 into a scratch buffer reused across
-// calls and returns what follows `{"seq":0,`; done returns the buffer.
-func encodeRowTail(row *tape.Row) (rest []byte, done func(), err error) {
+// calls and returns what follows `{"seq":0,`, the response body left out
+// where it can be kept shared (tape.Row.AppendJSONSplit); done returns the
+// buffer.
+func encodeRowTail(row *tape.Row) (tail rowTail, done func(), err error) {
 	row.Seq = 0
 	scratch := encodeBufs.Get().(*[]byte)
-	enc := row.AppendJSON((*scratch)[:0])
+	enc, body, cut := row.AppendJSONSplit((*scratch)[:0])
 	*scratch = enc
 	done = func() { encodeBufs.Put(scratch) }
 	if !bytes.HasPrefix(enc, seqZero) {
 		done()
-		return nil, nil, fmt.Errorf("tape row encoding starts with %.12q", enc)
+		return rowTail{}, nil, fmt.Errorf("tape row encoding starts with %.12q", enc)
 	}
-	return enc[len(seqZero):], done, nil
+	if body == nil {
+		cut = len(seqZero)
+	}
+	return rowTail{rest: enc[len(seqZero):], body: body, cut: cut - len(seqZero)}, done, nil
+}
+
+// rowTail is a row's encoding after `{"seq":0,`: rest[:cut], body, then
+// rest[cut:]; rest is scratch, body the row's own.
+type rowTail struct {
+	rest, body []byte
+	cut        int
+}
+
+// withSeq is the kept row: an exact-size copy of the encoding with seq,
+// its response body still shared.
+func (t rowTail) withSeq(seq int64) openRow {
+	enc := withSeq(seq, t.rest)
+	return openRow{enc: enc, body: t.body, cut: len(enc) - len(t.rest) + t.cut}
 }
 
 // withSeq is the kept row: one exact-size copy of the encoding with seq.
@@ -841,7 +860,7 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 	// size now, and its own at fill.
 	const reserved = 1 << 10
 	if s.keepRow(ms, mt, reserved) {
-		at = mt.rows.add(nil)
+		at = mt.rows.add(openRow{})
 	}
 	mt.tapeMu.Unlock()
 	return func(row *tape.Row) {
@@ -853,7 +872,7 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 				mt.inflight.RUnlock()
 			}
 		}()
-		rest, done, err := encodeRowTail(row)
+		tail, done, err := encodeRowTail(row)
 		row.Seq = seq
 		if err == nil {
 			defer done()
@@ -861,15 +880,15 @@ func (s *MemoryStore) reserveTape(sb *Sandbox, twin string) (fill func(*tape.Row
 		if at < 0 {
 			return
 		}
-		kept := []byte(`{"seq":` + strconv.FormatInt(seq, 10) + `,"error":"row could not be encoded"}`)
+		kept := openRow{enc: []byte(`{"seq":` + strconv.FormatInt(seq, 10) + `,"error":"row could not be encoded"}`)}
 		if err == nil {
-			kept = withSeq(seq, rest)
+			kept = tail.withSeq(seq)
 		}
 		mt.tapeMu.Lock()
 		mt.rows.set(at, kept)
 		if !mt.released {
 			// Counted past the budget if need be: the place is taken.
-			d := int64(len(kept)) - reserved
+			d := int64(kept.size()) - reserved
 			mt.rowBytes += d
 			s.tapeBytes.Add(d)
 			ms.team.tapeBytes.Add(d)

@@ -29,14 +29,43 @@ type memRows struct {
 	// blocks[i].first up to blocks[i+1].first.
 	blocks []tapeBlock
 	// sealed counts the rows in blocks; open holds the positions after,
-	// nil for one reserved and not yet written (reserveTape).
+	// the zero openRow for one reserved and not yet written (reserveTape).
 	sealed int
-	open   [][]byte
+	open   []openRow
 	// sealing is set while a block is being compressed.
 	sealing bool
 	// limit is the size the next block is sealed at (0: not drawn yet;
 	// see sealLimit).
 	limit int
+}
+
+// openRow is a row not yet sealed: its encoding is enc[:cut], then body,
+// then enc[cut:]. body is the call's response body as the answer was sent
+// (tape.Row.AppendJSONSplit), kept shared rather than copied: a read served
+// from the answer cache sends the same bytes every time. Neither part
+// changes once written. body is nil when the row is all in enc.
+type openRow struct {
+	enc  []byte
+	body []byte
+	cut  int
+}
+
+// written tells a written row from a reserved position.
+func (o openRow) written() bool { return o.enc != nil }
+
+func (o openRow) size() int { return len(o.enc) + len(o.body) }
+
+// appendTo appends the row's encoding to b.
+func (o openRow) appendTo(b []byte) []byte {
+	return append(append(append(b, o.enc[:o.cut]...), o.body...), o.enc[o.cut:]...)
+}
+
+// bytes is the row's encoding: enc itself, or a copy joining the parts.
+func (o openRow) bytes() []byte {
+	if o.body == nil {
+		return o.enc
+	}
+	return o.appendTo(make([]byte, 0, o.size()))
 }
 
 // tapeBlock is a run of rows, each as its length (uvarint) then its bytes,
@@ -73,22 +102,22 @@ func sealLimit() int { return sealBytes/2 + rand.IntN(sealBytes) }
 // len is the number of positions the tape has, written or reserved.
 func (r *memRows) len() int { return r.sealed + len(r.open) }
 
-// add appends a row, nil to reserve its position; it returns the
-// position.
-func (r *memRows) add(row []byte) int {
+// add appends a row, the zero openRow to reserve its position; it returns
+// the position.
+func (r *memRows) add(row openRow) int {
 	r.open = append(r.open, row)
 	return r.len() - 1
 }
 
 // set writes the row of a reserved position. A block never seals an
 // unwritten position, so it is still open.
-func (r *memRows) set(at int, row []byte) { r.open[at-r.sealed] = row }
+func (r *memRows) set(at int, row openRow) { r.open[at-r.sealed] = row }
 
 // toSeal returns the open rows a block can be sealed from now, or nil:
 // only written rows, and only once there are enough of them. The caller
 // then compresses them outside the lock and hands the block to
 // sealDone; meanwhile sealing keeps another call from sealing them too.
-func (r *memRows) toSeal() [][]byte {
+func (r *memRows) toSeal() []openRow {
 	if r.sealing {
 		return nil
 	}
@@ -97,15 +126,15 @@ func (r *memRows) toSeal() [][]byte {
 	}
 	size, rows := 0, r.limit*sealRows/sealBytes
 	for i, row := range r.open {
-		if row == nil {
+		if !row.written() {
 			return nil
 		}
-		size += len(row)
+		size += row.size()
 		if size >= r.limit || i+1 == rows {
 			r.sealing = true
 			// The rows never change once written; the slice is the
 			// caller's, however the tape grows meanwhile.
-			return append([][]byte(nil), r.open[:i+1]...)
+			return append([]openRow(nil), r.open[:i+1]...)
 		}
 	}
 	return nil
@@ -133,7 +162,7 @@ func (r *memRows) sealDone(n, raw int, data []byte) {
 type rowsView struct {
 	from, to int
 	blocks   []tapeBlock
-	open     [][]byte
+	open     []openRow
 }
 
 // view returns the positions [from, to) (to ≤ len); every open one in it
@@ -148,7 +177,7 @@ func (r *memRows) view(from, to int) rowsView {
 		}
 	}
 	if to > r.sealed {
-		v.open = append([][]byte(nil), r.open[max(from-r.sealed, 0):to-r.sealed]...)
+		v.open = append([]openRow(nil), r.open[max(from-r.sealed, 0):to-r.sealed]...)
 	}
 	return v
 }
@@ -165,14 +194,17 @@ func (v rowsView) rows() ([][]byte, error) {
 		lo, hi := max(v.from-b.first, 0), min(v.to-b.first, b.n)
 		out = append(out, rows[lo:hi]...)
 	}
-	return append(out, v.open...), nil
+	for _, o := range v.open {
+		out = append(out, o.bytes())
+	}
+	return out, nil
 }
 
 // sealBlock compresses rows into a block's data; raw is its length
 // decompressed.
-func sealBlock(rows [][]byte) (data []byte, raw int) {
+func sealBlock(rows []openRow) (data []byte, raw int) {
 	for _, row := range rows {
-		raw += len(row) + binary.MaxVarintLen32
+		raw += row.size() + binary.MaxVarintLen32
 	}
 	// The rows laid end to end, and the compressed block, are scratch:
 	// the block keeps an exact copy.
@@ -180,8 +212,8 @@ func sealBlock(rows [][]byte) (data []byte, raw int) {
 	defer sealScratch.Put(sc)
 	src := sc.src[:0]
 	for _, row := range rows {
-		src = binary.AppendUvarint(src, uint64(len(row)))
-		src = append(src, row...)
+		src = binary.AppendUvarint(src, uint64(row.size()))
+		src = row.appendTo(src)
 	}
 	out := &sc.out
 	out.Reset()

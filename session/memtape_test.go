@@ -219,7 +219,7 @@ func BenchmarkMemoryTapeAppend(b *testing.B) {
 		held += len(bl.data)
 	}
 	for _, r := range mt.rows.open {
-		held += len(r)
+		held += r.size()
 	}
 	n := mt.rows.len()
 	mt.tapeMu.Unlock()
@@ -247,12 +247,12 @@ func TestSealLimitSpread(t *testing.T) {
 	r.limit = sealBytes / 2
 	row := make([]byte, 1024)
 	for range sealBytes/2/len(row) - 1 {
-		r.add(row)
+		r.add(openRow{enc: row})
 		if got := r.toSeal(); got != nil {
 			t.Fatalf("sealed %d rows before the limit", len(got))
 		}
 	}
-	r.add(row)
+	r.add(openRow{enc: row})
 	got := r.toSeal()
 	if len(got) != sealBytes/2/len(row) {
 		t.Fatalf("sealed %d rows at the limit, want %d", len(got), sealBytes/2/len(row))
@@ -264,12 +264,12 @@ func TestSealLimitSpread(t *testing.T) {
 	// Tiny rows: the row cap scales with the drawn limit.
 	r = memRows{limit: sealBytes / 2}
 	for range sealRows/2 - 1 {
-		r.add([]byte("x"))
+		r.add(openRow{enc: []byte("x")})
 	}
 	if r.toSeal() != nil {
 		t.Fatal("sealed tiny rows before the scaled row cap")
 	}
-	r.add([]byte("x"))
+	r.add(openRow{enc: []byte("x")})
 	if got := r.toSeal(); len(got) != sealRows/2 {
 		t.Fatalf("sealed %d tiny rows, want %d", len(got), sealRows/2)
 	}

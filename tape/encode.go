@@ -16,6 +16,23 @@ import (
 // so a body sent with spaces keeps them. A body holding a line break is
 // compacted, so a row always fits on one line of JSON Lines.
 func (r *Row) AppendJSON(b []byte) []byte {
+	b, _, _ = r.appendJSON(b, false)
+	return b
+}
+
+// AppendJSONSplit is AppendJSON leaving out the response body where it
+// would be written as it is: the row's encoding is then b[:cut], body and
+// b[cut:] (cut indexes the returned b), and body is r.Response.Body itself,
+// not a copy. A caller that keeps rows can keep the body shared with
+// whatever else holds it (an answer served again and again) instead of
+// copying it into every row. Where the body is rewritten (compacted, or
+// made valid UTF-8), or there is none, body is nil and b holds the whole
+// row.
+func (r *Row) AppendJSONSplit(b []byte) (out, body []byte, cut int) {
+	return r.appendJSON(b, true)
+}
+
+func (r *Row) appendJSON(b []byte, split bool) (out, body []byte, cut int) {
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, r.Seq, 10)
 	b = append(b, `,"at":`...)
@@ -49,7 +66,11 @@ func (r *Row) AppendJSON(b []byte) []byte {
 	b = append(b, `},"response":{`...)
 	if len(r.Response.Body) > 0 {
 		b = append(b, `"body":`...)
-		b = appendRaw(b, r.Response.Body)
+		if split && verbatim(r.Response.Body) {
+			body, cut = r.Response.Body, len(b)
+		} else {
+			b = appendRaw(b, r.Response.Body)
+		}
 	}
 	b = append(b, `},"latency_us":`...)
 	b = strconv.AppendInt(b, r.LatencyUS, 10)
@@ -57,7 +78,12 @@ func (r *Row) AppendJSON(b []byte) []byte {
 		b = append(b, `,"state_delta":`...)
 		b = appendRaw(b, r.StateDelta)
 	}
-	return append(b, '}')
+	return append(b, '}'), body, cut
+}
+
+// verbatim tells whether appendRaw writes raw as it is.
+func verbatim(raw []byte) bool {
+	return bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 && utf8.Valid(raw)
 }
 
 func appendField(b []byte, name, v string) []byte {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 var tricky = []string{"", "plain", `q"uo\te`, "line\nbreak\r\ttab\b\f", "<html>&amp;</html>", "\u2028\u2029", "ünïcødé 日本", "\x00\x1f\x7f", "bad\xffutf8\xc3", "emoji 🎉"}
@@ -58,6 +59,39 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 		got := r.AppendJSON(nil)
 		if string(got) != string(want) {
 			t.Fatalf("row %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+// TestAppendJSONSplit: the parts joined are AppendJSON's encoding; a body
+// written as it is is left out and handed back as the row's own slice, any
+// other is written into the encoding.
+func TestAppendJSONSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	bodies := []string{"", `{"id":1}`, "{\n \"id\": 1\n}", "{\"a\":\"\xff\"}", "[1,\r2]", `"x"`}
+	for i := 0; i < 2000; i++ {
+		r := randomRow(rng)
+		if b := bodies[rng.IntN(len(bodies))]; b != "" {
+			r.Response.Body = json.RawMessage(b)
+		} else {
+			r.Response.Body = nil
+		}
+		want := r.AppendJSON(nil)
+		prefix := []byte("scratch:")
+		enc, body, cut := r.AppendJSONSplit(prefix)
+		got := append(append(append([]byte(nil), enc[:cut]...), body...), enc[cut:]...)
+		if body == nil {
+			got = enc
+		}
+		if string(got) != "scratch:"+string(want) {
+			t.Fatalf("row %d (body %q):\n got %s\nwant scratch:%s", i, r.Response.Body, got, want)
+		}
+		shared := len(r.Response.Body) > 0 && !bytes.ContainsAny(r.Response.Body, "\r\n") && utf8.Valid(r.Response.Body)
+		if shared != (body != nil) {
+			t.Fatalf("row %d: body %q left out: %v, want %v", i, r.Response.Body, body != nil, shared)
+		}
+		if shared && &body[0] != &r.Response.Body[0] {
+			t.Fatalf("row %d: the body left out is a copy", i)
 		}
 	}
 }
