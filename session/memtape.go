@@ -202,18 +202,35 @@ func (v rowsView) rows() ([][]byte, error) {
 
 // sealBlock compresses rows into a block's data; raw is its length
 // decompressed.
+//
+// Laid end to end before compression, each row is its encoding without the
+// response body (uvarint length, bytes), where the body goes (uvarint),
+// then the body: none (0), its own bytes (1, uvarint length, bytes), or the
+// body of the row before (2). Rows of a read served again and again share
+// one body, which then goes through the compressor once a block instead of
+// once a row: compression was the largest cost of taping such a read.
 func sealBlock(rows []openRow) (data []byte, raw int) {
-	for _, row := range rows {
-		raw += row.size() + binary.MaxVarintLen32
-	}
 	// The rows laid end to end, and the compressed block, are scratch:
 	// the block keeps an exact copy.
 	sc := sealScratch.Get().(*sealBufs)
 	defer sealScratch.Put(sc)
 	src := sc.src[:0]
+	var last []byte
 	for _, row := range rows {
-		src = binary.AppendUvarint(src, uint64(row.size()))
-		src = row.appendTo(src)
+		src = binary.AppendUvarint(src, uint64(len(row.enc)))
+		src = append(src, row.enc...)
+		src = binary.AppendUvarint(src, uint64(row.cut))
+		switch {
+		case row.body == nil:
+			src = append(src, bodyNone)
+		case len(row.body) == len(last) && (&row.body[0] == &last[0] || bytes.Equal(row.body, last)):
+			src = append(src, bodyAsBefore)
+		default:
+			src = append(src, bodyOwn)
+			src = binary.AppendUvarint(src, uint64(len(row.body)))
+			src = append(src, row.body...)
+			last = row.body
+		}
 	}
 	out := &sc.out
 	out.Reset()
@@ -223,14 +240,27 @@ func sealBlock(rows []openRow) (data []byte, raw int) {
 	w.Close()
 	flateWriters.Put(w)
 	data = bytes.Clone(out.Bytes())
+	raw = len(src)
 	if cap(src) <= maxSealScratch && out.Cap() <= maxSealScratch {
 		sc.src = src
 	} else {
 		// A block of unusually large rows: its buffers are not kept.
 		*sc = sealBufs{}
 	}
-	return data, len(src)
+	return data, raw
 }
+
+// errCorruptBlock: a block's rows could not be read back.
+type errCorruptBlock struct{ first int }
+
+func (e errCorruptBlock) Error() string { return fmt.Sprintf("tape block at row %d: corrupt", e.first+1) }
+
+// How a sealed row's response body is laid out (sealBlock).
+const (
+	bodyNone     = 0
+	bodyOwn      = 1
+	bodyAsBefore = 2
+)
 
 // sealBufs are one sealBlock's scratch buffers, kept between blocks.
 type sealBufs struct {
@@ -243,7 +273,8 @@ var sealScratch = sync.Pool{New: func() any { return new(sealBufs) }}
 // maxSealScratch bounds the buffers kept for the next block.
 const maxSealScratch = 1 << 20
 
-// rows decompresses the block.
+// rows decompresses the block: each row joined whole again, in one buffer
+// the rows are slices of.
 func (b tapeBlock) rows() ([][]byte, error) {
 	fr := flateReaders.Get().(io.ReadCloser)
 	defer flateReaders.Put(fr)
@@ -252,17 +283,58 @@ func (b tapeBlock) rows() ([][]byte, error) {
 	if _, err := io.ReadFull(fr, src); err != nil {
 		return nil, fmt.Errorf("tape block at row %d: %w", b.first+1, err)
 	}
-	rows := make([][]byte, 0, b.n)
-	for len(src) > 0 {
+	corrupt := errCorruptBlock{first: b.first}
+	next := func() ([]byte, bool) {
 		n, k := binary.Uvarint(src)
 		if k <= 0 || uint64(len(src)-k) < n {
-			return nil, fmt.Errorf("tape block at row %d: corrupt", b.first+1)
+			return nil, false
 		}
-		rows = append(rows, src[k:k+int(n):k+int(n)])
+		part := src[k : k+int(n)]
 		src = src[k+int(n):]
+		return part, true
 	}
-	if len(rows) != b.n {
-		return nil, fmt.Errorf("tape block at row %d: %d rows, want %d", b.first+1, len(rows), b.n)
+	laid := make([]openRow, 0, b.n)
+	size := 0
+	var last []byte
+	for len(src) > 0 {
+		enc, ok := next()
+		if !ok {
+			return nil, corrupt
+		}
+		cut, k := binary.Uvarint(src)
+		if k <= 0 || cut > uint64(len(enc)) || len(src) == k {
+			return nil, corrupt
+		}
+		tag := src[k]
+		src = src[k+1:]
+		row := openRow{enc: enc, cut: int(cut)}
+		switch tag {
+		case bodyNone:
+		case bodyOwn:
+			if row.body, ok = next(); !ok {
+				return nil, corrupt
+			}
+			last = row.body
+		case bodyAsBefore:
+			if last == nil {
+				return nil, corrupt
+			}
+			row.body = last
+		default:
+			return nil, corrupt
+		}
+		laid = append(laid, row)
+		size += row.size()
+	}
+	if len(laid) != b.n {
+		return nil, fmt.Errorf("tape block at row %d: %d rows, want %d", b.first+1, len(laid), b.n)
+	}
+	all := make([]byte, 0, size)
+	rows := make([][]byte, len(laid))
+	for i, row := range laid {
+		at := len(all)
+		all = row.appendTo(all)
+		rows[i] = all[at:len(all):len(all)]
 	}
 	return rows, nil
 }

@@ -2,7 +2,9 @@ package session
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -272,5 +274,58 @@ func TestSealLimitSpread(t *testing.T) {
 	r.add(openRow{enc: []byte("x")})
 	if got := r.toSeal(); len(got) != sealRows/2 {
 		t.Fatalf("sealed %d tiny rows, want %d", len(got), sealRows/2)
+	}
+}
+
+// TestSealSharedBodies: rows whose response bodies are alike (one slice,
+// or equal bytes) lay each body out once in a block, and every row reads
+// back whole; a block whose layout is damaged is an error, not rows.
+func TestSealSharedBodies(t *testing.T) {
+	body := []byte(`{"id":1,"title":"` + strings.Repeat("t", 2000) + `"}`)
+	other := []byte(`{"id":2}`)
+	mk := func(seq int, b []byte) openRow {
+		enc := []byte(fmt.Sprintf(`{"seq":%d,"response":{"body":},"latency_us":%d}`, seq, seq*7))
+		if b == nil {
+			return openRow{enc: enc}
+		}
+		return openRow{enc: enc, body: b, cut: bytes.Index(enc, []byte(`":}`)) + 2}
+	}
+	rows := []openRow{
+		mk(1, body), mk(2, body), mk(3, bytes.Clone(body)), mk(4, other), mk(5, nil), mk(6, body), mk(7, body),
+	}
+	data, raw := sealBlock(rows)
+	// Bodies laid out: the first, other, body again after other: three.
+	if max := 3*len(body) + 200*len(rows); raw > max || raw < 2*len(body) {
+		t.Fatalf("block of %d bytes laid out, want at most %d (each run of one body once)", raw, max)
+	}
+	got, err := tapeBlock{n: len(rows), raw: raw, data: data}.rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range rows {
+		if string(got[i]) != string(row.bytes()) {
+			t.Fatalf("row %d read back as %s, want %s", i+1, got[i], row.bytes())
+		}
+	}
+	if cap(got[0]) != len(got[0]) {
+		t.Fatal("a row read back may be appended into the next")
+	}
+
+	// A row marked as sharing the body before it, with none before it.
+	var src []byte
+	src = binary.AppendUvarint(src, 2)
+	src = append(src, "{}"...)
+	src = binary.AppendUvarint(src, 1)
+	src = append(src, bodyAsBefore)
+	var z bytes.Buffer
+	w, _ := flate.NewWriter(&z, flate.BestSpeed)
+	w.Write(src)
+	w.Close()
+	if rows, err := (tapeBlock{first: 10, n: 1, raw: len(src), data: z.Bytes()}).rows(); err == nil || !strings.Contains(err.Error(), "row 11: corrupt") {
+		t.Fatalf("damaged block read as %q, %v", rows, err)
+	}
+	// A row count that does not match.
+	if _, err := (tapeBlock{n: len(rows) + 1, raw: raw, data: data}).rows(); err == nil {
+		t.Fatal("a block with fewer rows than counted read without error")
 	}
 }
