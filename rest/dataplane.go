@@ -308,9 +308,7 @@ func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *ht
 		w.Header().Set(tw.RequestIDHeader, "req_"+session.NewRequestID())
 	}
 	if tw.ResponseHeaders != nil {
-		for k, v := range tw.ResponseHeaders(d.srv.Manager.Env(p.Sandbox, tw)) {
-			w.Header().Set(k, v)
-		}
+		tw.ResponseHeaders(p.Sandbox.Now(d.srv.Manager.Now()), w.Header())
 	}
 	h(rec, r.WithContext(ctx))
 	took := time.Since(start)

@@ -46,3 +46,16 @@ func TestTapeCheckYieldsItsID(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishWantsCanonicalRequestIDHeader: the request id header is set on
+// every answer without a canonical copy, so a name net/http would rewrite
+// is refused when the twin is built.
+func TestFinishWantsCanonicalRequestIDHeader(t *testing.T) {
+	(&Twin{Name: "ok", RequestIDHeader: "X-Github-Request-Id"}).Finish()
+	defer func() {
+		if r := recover(); r == nil {
+			t.Fatal("Finish took a request id header not in canonical form")
+		}
+	}()
+	(&Twin{Name: "bad", RequestIDHeader: "X-GitHub-Request-Id"}).Finish()
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/textproto"
 	"sort"
+	"time"
 )
 
 // Twin is one emulated vendor: its actions, checks, world and the few vendor
@@ -73,11 +75,15 @@ type Twin struct {
 	// performed.
 	GraphQL Action
 	// RequestIDHeader names the response header that carries a request id
-	// in the vendor's shape ("Request-Id" for Stripe, "X-GitHub-Request-Id").
+	// in the vendor's shape ("Request-Id" for Stripe, "X-GitHub-Request-Id"
+	// for GitHub), in net/http's canonical form ("X-Github-Request-Id";
+	// header names are case-insensitive) so that setting it costs no copy.
 	RequestIDHeader string
-	// ResponseHeaders adds the vendor's fixed headers to every response
-	// (rate-limit counters and the like).
-	ResponseHeaders func(env *Env) map[string]string
+	// ResponseHeaders adds the vendor's fixed headers to every REST
+	// response (rate-limit counters and the like) to h, an http.Header:
+	// keys in its canonical form, and value slices that may be shared
+	// between responses (nothing writes into a header's values).
+	ResponseHeaders func(now time.Time, h map[string][]string)
 	// SeedExample is a complete seed document exercising every key of the
 	// twin's seed format (`pome twins TWIN --seed-example` prints it).
 	SeedExample string
@@ -121,6 +127,9 @@ func (t *Twin) Check(id string) (*Check, bool) {
 // Finish indexes the actions and adds the tape checks every twin has. Twin
 // constructors call it last; it panics on duplicate names.
 func (t *Twin) Finish() *Twin {
+	if k := t.RequestIDHeader; k != "" && textproto.CanonicalMIMEHeaderKey(k) != k {
+		panic(fmt.Sprintf("twin %s: request id header %q is not in canonical form", t.Name, k))
+	}
 	t.byName = make(map[string]Action, len(t.Actions))
 	for _, a := range t.Actions {
 		if _, dup := t.byName[a.Name()]; dup {

@@ -41,7 +41,7 @@ func New() *twins.Twin {
 		// server root; the ghp_ token names the sandbox, as Stripe's
 		// sk_test_ key does for its root /v1/.
 		RootPaths:       []string{"/api/v3/", "/api/graphql", "/api/uploads/"},
-		RequestIDHeader: "X-GitHub-Request-Id",
+		RequestIDHeader: "X-Github-Request-Id",
 		ResponseHeaders: rateLimitHeaders,
 		// Every GET answers with an ETag, and If-None-Match gets 304.
 		ETags:       true,
@@ -55,18 +55,22 @@ func New() *twins.Twin {
 // answer. The counters are a personal token's quota, untouched: the
 // transport's own limiter (when configured) answers 403 "API rate limit
 // exceeded" on its own.
-func rateLimitHeaders(env *twins.Env) map[string]string {
-	reset := env.Now().Add(time.Hour).Unix()
-	// Keys in net/http's canonical form (the wire is case-insensitive), so
-	// setting them does not allocate a canonical copy on every call.
-	return map[string]string{
-		"X-Ratelimit-Limit":     "5000",
-		"X-Ratelimit-Remaining": "4999",
-		"X-Ratelimit-Used":      "1",
-		"X-Ratelimit-Reset":     strconv.FormatInt(reset, 10),
-		"X-Ratelimit-Resource":  "core",
-	}
+func rateLimitHeaders(now time.Time, h map[string][]string) {
+	// Keys in net/http's canonical form (the wire is case-insensitive);
+	// the fixed values are shared by every answer.
+	h["X-Ratelimit-Limit"] = rateLimitLimit
+	h["X-Ratelimit-Remaining"] = rateLimitRemaining
+	h["X-Ratelimit-Used"] = rateLimitUsed
+	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(now.Add(time.Hour).Unix(), 10)}
+	h["X-Ratelimit-Resource"] = rateLimitResource
 }
+
+var (
+	rateLimitLimit     = []string{"5000"}
+	rateLimitRemaining = []string{"4999"}
+	rateLimitUsed      = []string{"1"}
+	rateLimitResource  = []string{"core"}
+)
 
 // Actions is the twin's one list of actions, grouped by area.
 func Actions() []twins.Action {
