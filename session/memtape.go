@@ -253,7 +253,9 @@ func sealBlock(rows []openRow) (data []byte, raw int) {
 // errCorruptBlock: a block's rows could not be read back.
 type errCorruptBlock struct{ first int }
 
-func (e errCorruptBlock) Error() string { return fmt.Sprintf("tape block at row %d: corrupt", e.first+1) }
+func (e errCorruptBlock) Error() string {
+	return fmt.Sprintf("tape block at row %d: corrupt", e.first+1)
+}
 
 // How a sealed row's response body is laid out (sealBlock).
 const (
