@@ -132,9 +132,11 @@ func (r *memRows) toSeal() []openRow {
 		size += row.size()
 		if size >= r.limit || i+1 == rows {
 			r.sealing = true
-			// The rows never change once written; the slice is the
-			// caller's, however the tape grows meanwhile.
-			return append([]openRow(nil), r.open[:i+1]...)
+			// Written rows never change, and while sealing is set
+			// nothing but sealDone moves or clears them: the caller may
+			// read them in place outside the lock (an append that grows
+			// open leaves this array as it is).
+			return r.open[: i+1 : i+1]
 		}
 	}
 	return nil
