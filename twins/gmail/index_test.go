@@ -146,3 +146,22 @@ func BenchmarkModifyMessage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNewWorld builds a world from a seed of 10 / 1,000 / 10,000
+// messages: a sandbox's first call pays it. Its cost per message must not
+// grow with the mailbox.
+func BenchmarkNewWorld(b *testing.B) {
+	tw := New()
+	ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			seed := seedWithMessages(b, n)
+			for b.Loop() {
+				if _, err := tw.NewWorld(ctx, seed); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/message")
+		})
+	}
+}

@@ -170,7 +170,10 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 		if w.byAddress(sm.Address) != nil {
 			return nil, twins.SeedErrorf(p(seed.addressKey()), "mailbox %q is listed twice", sm.Address)
 		}
-		mb := &Mailbox{Address: sm.Address, DisplayName: noLineBreaks(sm.Name), HistoryID: 1000, Labels: newSystemLabels(), Messages: []*Message{}, Drafts: []*Draft{}, History: []*HistoryRecord{}}
+		// The message index is kept from the start: each id minted below
+		// is checked against the messages stored so far.
+		mb := &Mailbox{Address: sm.Address, DisplayName: noLineBreaks(sm.Name), HistoryID: 1000, Labels: newSystemLabels(), Messages: []*Message{}, Drafts: []*Draft{}, History: []*HistoryRecord{},
+			byID: map[string]*Message{}}
 		pinned := map[string]bool{}
 		for j, sl := range sm.Labels {
 			if sl.id == "" {
@@ -354,6 +357,7 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 			m.LabelIDs = labels
 			m.HistoryID = mb.bump()
 			mb.Messages = append(mb.Messages, m)
+			mb.byID[m.ID] = m
 		}
 		for j, s := range sm.Drafts {
 			p := func(segs ...any) string { return seed.pointer(i, append([]any{"drafts", j}, segs...)...) }
@@ -407,6 +411,7 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 			}
 			m.HistoryID = mb.bump()
 			mb.Messages = append(mb.Messages, m)
+			mb.byID[m.ID] = m
 			draftID := s.id
 			if draftID == "" {
 				draftID = w.newDraftID()
