@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -50,6 +51,20 @@ func checkMessageIndex(t *testing.T, w *World) {
 				t.Fatalf("%s: message %s is not indexed as itself", mb.Address, m.ID)
 			}
 		}
+		// The thread index holds each thread's messages in mailbox order,
+		// and no thread without one.
+		threads := map[string][]*Message{}
+		for _, m := range mb.Messages {
+			threads[m.ThreadID] = append(threads[m.ThreadID], m)
+		}
+		if len(mb.byThread) != len(threads) {
+			t.Fatalf("%s: thread index holds %d threads, the mailbox %d", mb.Address, len(mb.byThread), len(threads))
+		}
+		for id, ms := range threads {
+			if !slices.Equal(mb.byThread[id], ms) {
+				t.Fatalf("%s: thread %s indexed as %d messages, the mailbox holds %d", mb.Address, id, len(mb.byThread[id]), len(ms))
+			}
+		}
 	}
 }
 
@@ -64,6 +79,27 @@ func TestMessageIndex(t *testing.T) {
 	call(t, tw, w, "delete_draft", `{"id": "`+gone["id"].(string)+`"}`)
 	call(t, tw, w, "delete_message", `{"messageId": "`+sent["id"].(string)+`"}`)
 	checkMessageIndex(t, w)
+	// Replies join a thread; deleting one leaves the rest of it; deleting
+	// the last of a thread drops it.
+	first := call(t, tw, w, "send_message", `{"to": ["alice@example.com"], "subject": "Order", "body": "One."}`)
+	tid := first["threadId"].(string)
+	reply := call(t, tw, w, "send_message", `{"to": ["alice@example.com"], "subject": "Re: Order", "body": "Two.", "threadId": "`+tid+`"}`)
+	if reply["threadId"] != tid {
+		t.Fatalf("the reply went to thread %v, want %s", reply["threadId"], tid)
+	}
+	rd := call(t, tw, w, "create_draft", `{"to": ["alice@example.com"], "subject": "Re: Order", "body": "Three?", "threadId": "`+tid+`"}`)
+	if got := len(w.me().thread(tid)); got != 3 {
+		t.Fatalf("thread %s holds %d messages, want 3", tid, got)
+	}
+	checkMessageIndex(t, w)
+	call(t, tw, w, "delete_draft", `{"id": "`+rd["id"].(string)+`"}`)
+	call(t, tw, w, "delete_message", `{"messageId": "`+first["id"].(string)+`"}`)
+	checkMessageIndex(t, w)
+	call(t, tw, w, "delete_message", `{"messageId": "`+reply["id"].(string)+`"}`)
+	checkMessageIndex(t, w)
+	if _, ok := w.me().byThread[tid]; ok {
+		t.Errorf("thread %s is still indexed with none of its messages left", tid)
+	}
 	if w.me().message(sent["id"].(string)) != nil {
 		t.Error("a deleted message is still found")
 	}
@@ -162,6 +198,33 @@ func BenchmarkNewWorld(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/message")
+		})
+	}
+}
+
+// BenchmarkModifyThread labels a thread of a mailbox of 10 / 1,000 /
+// 10,000 messages: the thread is found through its index, so the cost must
+// not grow with the mailbox.
+func BenchmarkModifyThread(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			tw := New()
+			ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
+			w, err := tw.NewWorld(ctx, seedWithMessages(b, n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			tid := w.(*World).me().Messages[n/2].ThreadID
+			a, _ := tw.Action("modify_thread")
+			in, err := a.Decode(json.RawMessage(`{"threadId": "` + tid + `", "addLabelIds": ["STARRED"]}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := a.Run(ctx, w, in); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -173,7 +173,7 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 		// The message index is kept from the start: each id minted below
 		// is checked against the messages stored so far.
 		mb := &Mailbox{Address: sm.Address, DisplayName: noLineBreaks(sm.Name), HistoryID: 1000, Labels: newSystemLabels(), Messages: []*Message{}, Drafts: []*Draft{}, History: []*HistoryRecord{},
-			byID: map[string]*Message{}}
+			byID: map[string]*Message{}, byThread: map[string][]*Message{}}
 		pinned := map[string]bool{}
 		for j, sl := range sm.Labels {
 			if sl.id == "" {
@@ -357,7 +357,7 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 			m.LabelIDs = labels
 			m.HistoryID = mb.bump()
 			mb.Messages = append(mb.Messages, m)
-			mb.byID[m.ID] = m
+			mb.index(m)
 		}
 		for j, s := range sm.Drafts {
 			p := func(segs ...any) string { return seed.pointer(i, append([]any{"drafts", j}, segs...)...) }
@@ -411,7 +411,7 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 			}
 			m.HistoryID = mb.bump()
 			mb.Messages = append(mb.Messages, m)
-			mb.byID[m.ID] = m
+			mb.index(m)
 			draftID := s.id
 			if draftID == "" {
 				draftID = w.newDraftID()

@@ -59,6 +59,10 @@ type Mailbox struct {
 	// addMessage and removeMessage keep it current. A nil index (a world
 	// still being built) means "scan".
 	byID map[string]*Message
+	// byThread indexes Messages by thread, each thread's in mailbox
+	// order, under the same rules as byID: a reply in a thread, or a read
+	// of one, does not scan the mailbox.
+	byThread map[string][]*Message
 }
 
 // Label is a system or user label as stored; counts are computed on read.
@@ -230,8 +234,9 @@ func (mb *Mailbox) message(id string) *Message {
 func (w *World) indexMessages() {
 	for _, mb := range w.Mailboxes {
 		mb.byID = make(map[string]*Message, len(mb.Messages))
+		mb.byThread = map[string][]*Message{}
 		for _, m := range mb.Messages {
-			mb.byID[m.ID] = m
+			mb.index(m)
 		}
 	}
 }
@@ -286,9 +291,13 @@ func (mb *Mailbox) draftByMessage(msgID string) *Draft {
 // thread returns a thread's messages, oldest first.
 func (mb *Mailbox) thread(id string) []*Message {
 	var out []*Message
-	for _, m := range mb.Messages {
-		if m.ThreadID == id {
-			out = append(out, m)
+	if mb.byThread != nil {
+		out = slices.Clone(mb.byThread[id])
+	} else {
+		for _, m := range mb.Messages {
+			if m.ThreadID == id {
+				out = append(out, m)
+			}
 		}
 	}
 	sortOldestFirst(out)
@@ -338,10 +347,17 @@ func (mb *Mailbox) addMessage(m *Message) {
 	m.HistoryID = h
 	mb.Messages = append(mb.Messages, m)
 	if mb.byID != nil {
-		mb.byID[m.ID] = m
+		mb.index(m)
 	}
 	ref := m.ref()
 	mb.History = append(mb.History, &HistoryRecord{ID: h, MessageAdded: &ref})
+}
+
+// index adds m, the mailbox's newest message, to its indexes. A message's
+// thread is set before it is stored and never changes after.
+func (mb *Mailbox) index(m *Message) {
+	mb.byID[m.ID] = m
+	mb.byThread[m.ThreadID] = append(mb.byThread[m.ThreadID], m)
 }
 
 // removeMessage deletes a message for good and logs messageDeleted.
@@ -354,6 +370,11 @@ func (mb *Mailbox) removeMessage(id string) {
 	mb.Messages = slices.Delete(mb.Messages, i, i+1)
 	if mb.byID != nil {
 		delete(mb.byID, id)
+		if t := slices.DeleteFunc(mb.byThread[m.ThreadID], func(x *Message) bool { return x == m }); len(t) > 0 {
+			mb.byThread[m.ThreadID] = t
+		} else {
+			delete(mb.byThread, m.ThreadID)
+		}
 	}
 	h := mb.bump()
 	ref := m.ref()
