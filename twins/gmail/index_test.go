@@ -65,6 +65,51 @@ func checkMessageIndex(t *testing.T, w *World) {
 				t.Fatalf("%s: thread %s indexed as %d messages, the mailbox holds %d", mb.Address, id, len(mb.byThread[id]), len(ms))
 			}
 		}
+		// The Message-ID header index holds every message with one, under it.
+		n := 0
+		for _, m := range mb.Messages {
+			if m.MessageIDHdr != "" {
+				n++
+				if !slices.Contains(mb.byHeaderID[m.MessageIDHdr], m) {
+					t.Fatalf("%s: message %s is not indexed under its header %s", mb.Address, m.ID, m.MessageIDHdr)
+				}
+			}
+		}
+		indexed := 0
+		for _, ms := range mb.byHeaderID {
+			indexed += len(ms)
+		}
+		if indexed != n {
+			t.Fatalf("%s: header index holds %d messages, the mailbox %d with a Message-ID", mb.Address, indexed, n)
+		}
+	}
+}
+
+// TestThreadByHeadersIndexed: a message referencing one stored message
+// with its subject joins that message's thread; referencing several, the
+// newest one's, as a scan from the newest finds; none, no thread.
+func TestThreadByHeadersIndexed(t *testing.T) {
+	older := &Message{ID: "a", ThreadID: "t1", MessageIDHdr: "<a@x>", Subject: "Order"}
+	newer := &Message{ID: "b", ThreadID: "t2", MessageIDHdr: "<b@x>", Subject: "Re: Order"}
+	other := &Message{ID: "c", ThreadID: "t3", MessageIDHdr: "<c@x>", Subject: "Lunch"}
+	w := &World{Mailboxes: []*Mailbox{{Address: "me@x", Messages: []*Message{older, newer, other}}}}
+	w.indexMessages()
+	mb := w.me()
+	for _, c := range []struct {
+		refs []string
+		subj string
+		want string
+	}{
+		{[]string{"<a@x>"}, "Re: Order", "t1"},
+		{[]string{"<a@x>", "<b@x>"}, "Re: Order", "t2"},
+		{[]string{"<b@x>", "<a@x>"}, "Re: Order", "t2"},
+		{[]string{"<c@x>"}, "Re: Order", ""},
+		{[]string{"<z@x>"}, "Re: Order", ""},
+		{[]string{"<c@x>", "<a@x>"}, "Lunch", "t3"},
+	} {
+		if got := mb.threadByHeaders(&Message{References: c.refs, Subject: c.subj}); got != c.want {
+			t.Errorf("refs %v, subject %q: thread %q, want %q", c.refs, c.subj, got, c.want)
+		}
 	}
 }
 
@@ -78,6 +123,13 @@ func TestMessageIndex(t *testing.T) {
 	gone := call(t, tw, w, "create_draft", `{"to": ["alice@example.com"], "subject": "Never", "body": "No."}`)
 	call(t, tw, w, "delete_draft", `{"id": "`+gone["id"].(string)+`"}`)
 	call(t, tw, w, "delete_message", `{"messageId": "`+sent["id"].(string)+`"}`)
+	checkMessageIndex(t, w)
+	// A seeded draft has no Message-ID header; sent, it has one.
+	seeded := w.me().Drafts[0]
+	if m := w.me().message(seeded.MessageID); m.MessageIDHdr != "" {
+		t.Fatalf("the example's draft has a Message-ID (%s): the case below needs one without", m.MessageIDHdr)
+	}
+	call(t, tw, w, "send_draft", `{"id": "`+seeded.ID+`"}`)
 	checkMessageIndex(t, w)
 	// Replies join a thread; deleting one leaves the rest of it; deleting
 	// the last of a thread drops it.

@@ -164,4 +164,5 @@ func TestReplyThreads(t *testing.T) {
 	if n := len(th["messages"].([]any)); n != 3 {
 		t.Errorf("thread has %d messages", n)
 	}
+	checkMessageIndex(t, w)
 }

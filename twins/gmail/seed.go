@@ -173,7 +173,7 @@ func build(ctx context.Context, raw json.RawMessage) (*World, error) {
 		// The message index is kept from the start: each id minted below
 		// is checked against the messages stored so far.
 		mb := &Mailbox{Address: sm.Address, DisplayName: noLineBreaks(sm.Name), HistoryID: 1000, Labels: newSystemLabels(), Messages: []*Message{}, Drafts: []*Draft{}, History: []*HistoryRecord{},
-			byID: map[string]*Message{}, byThread: map[string][]*Message{}}
+			byID: map[string]*Message{}, byThread: map[string][]*Message{}, byHeaderID: map[string][]*Message{}}
 		pinned := map[string]bool{}
 		for j, sl := range sm.Labels {
 			if sl.id == "" {

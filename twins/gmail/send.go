@@ -73,6 +73,26 @@ func (mb *Mailbox) threadByHeaders(m *Message) string {
 		return ""
 	}
 	subj := normSubject(m.Subject)
+	if mb.byHeaderID != nil {
+		// The one message referenced with the same subject, found through
+		// the index; with more than one, the scan below picks the newest.
+		var found *Message
+		ambiguous := false
+		for _, r := range refs {
+			for _, o := range mb.byHeaderID[r] {
+				if normSubject(o.Subject) == subj {
+					ambiguous = ambiguous || (found != nil && found != o)
+					found = o
+				}
+			}
+		}
+		if !ambiguous {
+			if found == nil {
+				return ""
+			}
+			return found.ThreadID
+		}
+	}
 	for i := len(mb.Messages) - 1; i >= 0; i-- {
 		o := mb.Messages[i]
 		if o.MessageIDHdr != "" && slices.Contains(refs, o.MessageIDHdr) && normSubject(o.Subject) == subj {
@@ -162,7 +182,12 @@ func (w *World) send(ctx context.Context, mb *Mailbox, raw []byte, threadID stri
 	if draftMsg != nil {
 		keepThread := draftMsg.ThreadID
 		labels := draftMsg.LabelIDs
+		// The sent message has a Message-ID header of its own.
+		mb.unindexHeaderID(draftMsg)
 		*draftMsg = *m
+		if mb.byHeaderID != nil {
+			mb.indexHeaderID(draftMsg)
+		}
 		draftMsg.ThreadID = keepThread
 		draftMsg.LabelIDs = labels
 		add := []string{"SENT"}

@@ -63,6 +63,10 @@ type Mailbox struct {
 	// order, under the same rules as byID: a reply in a thread, or a read
 	// of one, does not scan the mailbox.
 	byThread map[string][]*Message
+	// byHeaderID indexes Messages by their Message-ID header, for a
+	// message arriving with In-Reply-To or References (threadByHeaders).
+	// A draft's header changes when it is sent (World.send re-indexes it).
+	byHeaderID map[string][]*Message
 }
 
 // Label is a system or user label as stored; counts are computed on read.
@@ -235,6 +239,7 @@ func (w *World) indexMessages() {
 	for _, mb := range w.Mailboxes {
 		mb.byID = make(map[string]*Message, len(mb.Messages))
 		mb.byThread = map[string][]*Message{}
+		mb.byHeaderID = map[string][]*Message{}
 		for _, m := range mb.Messages {
 			mb.index(m)
 		}
@@ -358,6 +363,31 @@ func (mb *Mailbox) addMessage(m *Message) {
 func (mb *Mailbox) index(m *Message) {
 	mb.byID[m.ID] = m
 	mb.byThread[m.ThreadID] = append(mb.byThread[m.ThreadID], m)
+	mb.indexHeaderID(m)
+}
+
+func (mb *Mailbox) indexHeaderID(m *Message) {
+	if m.MessageIDHdr != "" {
+		mb.byHeaderID[m.MessageIDHdr] = append(mb.byHeaderID[m.MessageIDHdr], m)
+	}
+}
+
+// unindexHeaderID drops m from the Message-ID header index (before its
+// header changes, or it goes).
+func (mb *Mailbox) unindexHeaderID(m *Message) {
+	if mb.byHeaderID == nil || m.MessageIDHdr == "" {
+		return
+	}
+	dropFrom(mb.byHeaderID, m.MessageIDHdr, m)
+}
+
+// dropFrom removes m from index[key], and the key once none is left.
+func dropFrom(index map[string][]*Message, key string, m *Message) {
+	if rest := slices.DeleteFunc(index[key], func(x *Message) bool { return x == m }); len(rest) > 0 {
+		index[key] = rest
+	} else {
+		delete(index, key)
+	}
 }
 
 // removeMessage deletes a message for good and logs messageDeleted.
@@ -370,11 +400,8 @@ func (mb *Mailbox) removeMessage(id string) {
 	mb.Messages = slices.Delete(mb.Messages, i, i+1)
 	if mb.byID != nil {
 		delete(mb.byID, id)
-		if t := slices.DeleteFunc(mb.byThread[m.ThreadID], func(x *Message) bool { return x == m }); len(t) > 0 {
-			mb.byThread[m.ThreadID] = t
-		} else {
-			delete(mb.byThread, m.ThreadID)
-		}
+		dropFrom(mb.byThread, m.ThreadID, m)
+		mb.unindexHeaderID(m)
 	}
 	h := mb.bump()
 	ref := m.ref()
