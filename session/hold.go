@@ -41,7 +41,8 @@ func (m *Manager) ReserveTape(sb *Sandbox, twin string) (*TapeSlot, bool) {
 }
 
 // Fill writes the call's row at its reserved place (setting its seq).
-// Only the first Fill of a slot counts.
+// Only the first Fill of a slot counts. As with Store.Append, the row's
+// response body may be kept as it is: it must not change afterwards.
 func (s *TapeSlot) Fill(row *tape.Row) {
 	if s.filled {
 		return

@@ -190,7 +190,9 @@ type Store interface {
 	Seed(ctx context.Context, sb *Sandbox, twin string) ([]byte, error)
 
 	// Append stores a tape row, assigning the next gap-free seq of that
-	// twin's tape, and returns it.
+	// twin's tape, and returns it. A store may keep the row's response
+	// body as it is rather than a copy (the memory store does, until the
+	// row is compressed): the caller must not modify it afterwards.
 	Append(ctx context.Context, sb *Sandbox, row *tape.Row) (int64, error)
 	// Tape returns the rows with seq > after, oldest first, at most limit
 	// (limit <= 0: all).
