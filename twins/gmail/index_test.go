@@ -2,6 +2,7 @@ package gmail
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -276,6 +277,36 @@ func BenchmarkModifyThread(b *testing.B) {
 				if _, err := a.Run(ctx, w, in); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkInsertDelete inserts a message into a mailbox of 10 / 1,000 /
+// 10,000 messages and deletes it for good, so the mailbox keeps its size:
+// neither may cost more in a larger mailbox.
+func BenchmarkInsertDelete(b *testing.B) {
+	raw := base64.URLEncoding.EncodeToString([]byte("From: dave@x.test\r\nTo: pome-agent@acme.test\r\nSubject: Hello\r\n\r\nhi"))
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			ctx, w, insert, in := benchWorld(b, n, "insert_message", `{"raw": "`+raw+`", "labelIds": ["INBOX"]}`)
+			del, _ := New().Action("delete_message")
+			for b.Loop() {
+				out, err := insert.Run(ctx, w, in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				id := out.(MessageOut).ID
+				din, err := del.Decode(json.RawMessage(`{"messageId": "` + id + `"}`))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := del.Run(ctx, w, din); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if len(w.me().Messages) != n {
+				b.Fatalf("the mailbox holds %d messages, want %d", len(w.me().Messages), n)
 			}
 		})
 	}

@@ -246,9 +246,16 @@ func (w *World) indexMessages() {
 	}
 }
 
+// messageIndex is the place of a message in the mailbox's list, or -1. The
+// search starts from the newest message, the one most often looked for
+// (a draft just made, a message just sent), and stops at once for an id
+// the index does not know.
 func (mb *Mailbox) messageIndex(id string) int {
-	for i, m := range mb.Messages {
-		if m.ID == id {
+	if mb.byID != nil && mb.byID[id] == nil {
+		return -1
+	}
+	for i := len(mb.Messages) - 1; i >= 0; i-- {
+		if mb.Messages[i].ID == id {
 			return i
 		}
 	}
