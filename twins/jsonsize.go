@@ -231,18 +231,45 @@ func sizeRawMessage(v reflect.Value) (int64, error) {
 func sizeTime(v reflect.Value) (int64, error) {
 	var t time.Time
 	if v.CanAddr() {
-		t = *v.Addr().Interface().(*time.Time) // no copy to the heap
+		t = *(*time.Time)(v.Addr().UnsafePointer()) // no copy to the heap
 	} else {
 		t = v.Interface().(time.Time)
 	}
-	if _, off := t.Zone(); off%60 != 0 || off <= -24*3600 || off >= 24*3600 {
+	off := 0
+	if t.Location() != time.UTC { // UTC needs no look-up of its offset
+		if _, off = t.Zone(); off%60 != 0 || off <= -24*3600 || off >= 24*3600 {
+			return sizeMarshaler(v)
+		}
+	}
+	// The year in t's zone is 0–9999.
+	if local := t.Unix() + int64(off); local < firstYear0 || local > lastYear9999 {
 		return sizeMarshaler(v)
 	}
-	if y := t.Year(); y < 0 || y > 9999 {
-		return sizeMarshaler(v)
+	return rfc3339NanoLen(off, t.Nanosecond()) + 2, nil
+}
+
+// The Unix seconds of 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+const firstYear0, lastYear9999 = -62167219200, 253402300799
+
+// rfc3339NanoLen is len(t.Format(time.RFC3339Nano)) for a time t of zone
+// offset off and nanoseconds ns, a year of four digits and an offset in
+// whole minutes under a day, without formatting:
+// "2006-01-02T15:04:05", the nanoseconds with their trailing zeros cut (no
+// point when none are left), and "Z" or "+hh:mm".
+func rfc3339NanoLen(off, ns int) int64 {
+	n := int64(len("2006-01-02T15:04:05") + len("Z"))
+	if off != 0 {
+		n += int64(len("+07:00") - len("Z"))
 	}
-	var buf [64]byte
-	return int64(len(t.AppendFormat(buf[:0], time.RFC3339Nano))) + 2, nil
+	if ns != 0 {
+		digits := int64(9)
+		for ns%10 == 0 {
+			ns /= 10
+			digits--
+		}
+		n += 1 + digits
+	}
+	return n
 }
 
 func listLen(v reflect.Value, elem sizeFunc) (int64, error) {
@@ -554,6 +581,14 @@ func stringLen(s string) int64 {
 	n := int64(2)
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none of them is escaped or starts a
+		// multi-byte rune: most of a world's text.
+		for i+8 <= len(s) && plain8(s[i:i+8]) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if plainASCII[b] {
 				i++
@@ -586,6 +621,20 @@ func stringLen(s string) int64 {
 		i += size
 	}
 	return n + int64(len(s)-start)
+}
+
+// plain8 reports whether each of the eight bytes of b is one plainASCII
+// marks: under 0x80, at least 0x20, and none of `"`, `\`, `<`, `>`, `&`.
+// Each test is the exact "some byte is zero" (or "under n", n ≤ 0x80)
+// of a word's bytes.
+func plain8(b string) bool {
+	x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(y uint64) uint64 { return (y - ones) & ^y & highs }
+	bad := x&highs | (x-ones*0x20)&^x&highs |
+		zero(x^(ones*'"')) | zero(x^(ones*'\\')) | zero(x^(ones*'<')) | zero(x^(ones*'>')) | zero(x^(ones*'&'))
+	return bad == 0
 }
 
 // plainASCII marks the ASCII bytes encoding/json copies as they are

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -271,6 +272,58 @@ func TestSizeMemo(t *testing.T) {
 	for range 2 {
 		if n, _ := EncodedSize(byValue); n != int64(len(wantValue)) {
 			t.Fatalf("event by value: %d, want %d", n, len(wantValue))
+		}
+	}
+}
+
+// TestStringLenEveryPlace: every byte value, and runes that take several,
+// at every offset of strings long enough to be read eight bytes at a time,
+// counted as json.Marshal writes them.
+func TestStringLenEveryPlace(t *testing.T) {
+	specials := []string{"\x00", "\x1f", " ", "\"", "\\", "<", ">", "&", "\x7f", "\x80", "\xff", "é", "漢", "🙂", "\u2028", "\u2029", "\xe2\x80"}
+	for b := range 256 {
+		specials = append(specials, string([]byte{byte(b)}))
+	}
+	for _, size := range []int{7, 8, 9, 16, 17, 31} {
+		for at := 0; at < size; at++ {
+			for _, sp := range specials {
+				s := strings.Repeat("a", at) + sp + strings.Repeat("b", size-at)
+				want, _ := json.Marshal(s)
+				if got := stringLen(s); got != int64(len(want)) {
+					t.Fatalf("stringLen(%q) = %d, json.Marshal gives %d", s, got, len(want))
+				}
+			}
+		}
+	}
+}
+
+// TestRFC3339NanoLen: a time's length as counted is MarshalJSON's, for
+// fractions of every length, UTC and other offsets, and the years' ends.
+func TestRFC3339NanoLen(t *testing.T) {
+	zones := []*time.Location{time.UTC, time.FixedZone("", 0), time.FixedZone("", 14*3600), time.FixedZone("", -12*3600), time.FixedZone("", 30), time.FixedZone("", 24*3600), time.FixedZone("CET", 3600), time.FixedZone("", -(9*3600 + 30*60)), time.FixedZone("", 23*3600+59*60)}
+	nanos := []int{0, 1, 10, 100_000, 120_000_000, 100_000_000, 999_999_999, 500, 123_456_789}
+	if time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix() != firstYear0 || time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix() != lastYear9999 {
+		t.Fatal("firstYear0 or lastYear9999 is not the second it names")
+	}
+	for _, y := range []int{-1, 0, 1, 999, 2026, 9999, 10000} {
+		for _, z := range zones {
+			for _, ns := range nanos {
+				tm := time.Date(y, 12, 31, 23, 59, 59, ns, z)
+				if tm.Year() != y {
+					continue
+				}
+				want, err := tm.MarshalJSON()
+				got, gotErr := EncodedSize(tm)
+				if err != nil || gotErr != nil {
+					if (err == nil) != (gotErr == nil) {
+						t.Fatalf("EncodedSize(%s): %v; MarshalJSON: %v", tm, gotErr, err)
+					}
+					continue
+				}
+				if got != int64(len(want)) {
+					t.Fatalf("EncodedSize(%s) = %d, MarshalJSON gives %d (%s)", tm, got, len(want), want)
+				}
+			}
 		}
 	}
 }

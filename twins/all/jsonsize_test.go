@@ -104,3 +104,32 @@ func BenchmarkWorldSize(b *testing.B) {
 type counter int64
 
 func (c *counter) Write(p []byte) (int, error) { *c += counter(len(p)); return len(p), nil }
+
+// BenchmarkCommentedWorldSize: measuring a GitHub world that grew by its
+// writes, 10 seeded issues and 1,000 comments added through the twin, as a
+// server taking comments measures it (most of it comments, their times and
+// their authors).
+//
+//	go test -run '^$' -bench CommentedWorldSize ./twins/all/
+func BenchmarkCommentedWorldSize(b *testing.B) {
+	github, _ := Registry().Get("github")
+	seed, err := scaleseed.GitHub(10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	world := twinstest.World(b, github, string(seed))
+	for range 1000 {
+		r := twinstest.Call(b, github, world, "add_issue_comment", `{"owner":"acme","repo":"api","issue_number":1,"body":"Looks good to me, thanks for the fix."}`)
+		if r.Err != nil {
+			b.Fatal(r.Err)
+		}
+	}
+	doc, _ := json.Marshal(world)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if _, err := twins.EncodedSize(world); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
