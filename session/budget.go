@@ -181,8 +181,8 @@ func createRefusal(team string, be *BudgetError) *Error {
 // worldSizes is what one process last measured of each world it wrote to,
 // so that writes to a world far under its budget need not measure the
 // whole world each time (see sampledWrite, the memory store's own
-// sampling): such a world is measured once every sampleInterval writes
-// this process makes to it, a world nearer its budget on every write.
+// sampling): such a world is measured once every sampleDue writes this
+// process makes to it, a world nearer its budget on every write.
 // Replicas sample apart, so a world may pass its budget by what a few
 // intervals of writes add before one of them measures it; then every
 // write measures it again.
@@ -193,6 +193,8 @@ type worldSizes struct {
 
 type sampledSize struct {
 	size, unmeasured int64
+	due              int64 // writes unmeasured before the next measure (sampleDue)
+	growth           int64 // what a write added on average between the last two measures
 }
 
 // worldSizesMax bounds the worlds remembered; past it all are forgotten,
@@ -222,8 +224,8 @@ func (w *worldSizes) due(sid, twin string, limit int64) bool {
 		return true
 	}
 	e.unmeasured++
-	roomy := e.size*roomyShare <= limit && limit-e.size >= 4*sampleGrowth*sampleInterval(e.size)
-	return !roomy || e.unmeasured >= sampleInterval(e.size)
+	roomy := e.size*roomyShare <= limit && limit-e.size >= 4*max(sampleGrowth, e.growth)*sampleInterval(e.size)
+	return !roomy || e.unmeasured >= e.due
 }
 
 // measured keeps the size a write left.
@@ -233,5 +235,9 @@ func (w *worldSizes) measured(sid, twin string, size int64) {
 	if w.m == nil || len(w.m) >= worldSizesMax {
 		w.m = map[string]*sampledSize{}
 	}
-	w.m[sid+"/"+twin] = &sampledSize{size: size}
+	e := &sampledSize{size: size, due: sampleDue(size)}
+	if prev := w.m[sid+"/"+twin]; prev != nil {
+		e.growth = (size - prev.size) / max(prev.unmeasured, 1)
+	}
+	w.m[sid+"/"+twin] = e
 }

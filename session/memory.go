@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"sync"
@@ -98,8 +99,11 @@ type memTwin struct {
 	// counted for it again. Both are guarded by mu.
 	size int64
 	gone bool
-	// unmeasured counts writes since size was measured (sampledWrite).
-	unmeasured int64
+	// unmeasured counts writes since size was measured (sampledWrite),
+	// sampleAt how many it may count before the next measure (0: not
+	// drawn yet; sampleDue). growth is what a write added on average
+	// between the last two measures, when more than sampleGrowth.
+	unmeasured, sampleAt, growth int64
 
 	// inflight is held shared by every call that reserved a tape position
 	// and sends its response before writing the row there (reserveTape);
@@ -635,15 +639,28 @@ const (
 )
 
 // sampleInterval is how many writes a roomy world of size bytes goes
-// unmeasured.
+// unmeasured at most.
 func sampleInterval(size int64) int64 { return max(sampleEvery, size/4/sampleGrowth) }
+
+// sampleDue draws how many writes a roomy world of size bytes goes
+// unmeasured this time: from half of sampleInterval to all of it. Drawn,
+// not fixed: sandboxes seeded alike and written to at one pace would all
+// reach their measure on the same write and take their turns at it at
+// the same moment (comments spread over 100 sandboxes at 10,000 a second
+// stalled the server every 640 ms, each 64th write), the way sealLimit
+// keeps tapes from sealing together.
+func sampleDue(size int64) int64 {
+	n := sampleInterval(size)
+	return n - rand.Int64N(n/2+1)
+}
 
 // roomy reports whether a write to mt may run on the world itself.
 func (s *MemoryStore) roomy(ms *memSandbox, mt *memTwin) bool {
 	b := s.budgets
 	// The world's own budget must leave room for what the writes until
-	// the next measure could add, at four times the usual growth.
-	if b.WorldBytes > 0 && (mt.size*roomyShare > b.WorldBytes || b.WorldBytes-mt.size < 4*sampleGrowth*sampleInterval(mt.size)) {
+	// the next measure could add, at four times the usual growth, or the
+	// growth its writes have shown.
+	if b.WorldBytes > 0 && (mt.size*roomyShare > b.WorldBytes || b.WorldBytes-mt.size < 4*max(sampleGrowth, mt.growth)*sampleInterval(mt.size)) {
 		return false
 	}
 	if lim := b.teamLimit(b.ServerWorldBytes); lim > 0 && ms.team.worldBytes.Load()*roomyShare > lim {
@@ -666,14 +683,19 @@ func (s *MemoryStore) sampledWrite(ms *memSandbox, mt *memTwin, tw *twins.Twin, 
 		return fnErr
 	}
 	mt.unmeasured++
-	if mt.unmeasured < sampleInterval(mt.size) {
+	if mt.sampleAt == 0 {
+		mt.sampleAt = sampleDue(mt.size)
+	}
+	if mt.unmeasured < mt.sampleAt {
 		return fnErr
 	}
-	mt.unmeasured = 0
+	writes := mt.unmeasured
+	mt.unmeasured, mt.sampleAt = 0, 0
 	size, err := encodedSize(mt.world)
 	if err != nil {
 		return fnErr
 	}
+	mt.growth = (size - mt.size) / writes
 	s.worldBytes.Add(size - mt.size)
 	ms.team.worldBytes.Add(size - mt.size)
 	mt.size = size
@@ -707,7 +729,7 @@ func (s *MemoryStore) measuredWrite(ms *memSandbox, mt *memTwin, tw *twins.Twin,
 		err.(*BudgetError).Twin = tw.Name
 		return err
 	}
-	mt.world, mt.size = work, size
+	mt.world, mt.size, mt.growth = work, size, size-mt.size
 	return fnErr
 }
 

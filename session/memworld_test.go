@@ -127,3 +127,24 @@ func TestMemoryLazyWorld(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleDue: the writes between two measures of a roomy world are
+// drawn from half of sampleInterval to all of it, so that worlds written to
+// in step are measured on different writes, and never more than the
+// interval the budgets leave room for (roomy).
+func TestSampleDue(t *testing.T) {
+	for _, size := range []int64{0, 10 << 10, 256 << 10, 4 << 20, 100 << 20} {
+		n := sampleInterval(size)
+		seen := map[int64]bool{}
+		for range 2000 {
+			d := sampleDue(size)
+			if d < n-n/2 || d > n {
+				t.Fatalf("sampleDue(%d) = %d, want %d to %d", size, d, n-n/2, n)
+			}
+			seen[d] = true
+		}
+		if len(seen) < 10 {
+			t.Fatalf("sampleDue(%d) drew %d values in 2,000 draws: %v", size, len(seen), seen)
+		}
+	}
+}

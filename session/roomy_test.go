@@ -22,3 +22,43 @@ func TestRoomyUpToHalfTheBudget(t *testing.T) {
 		}
 	}
 }
+
+// A world whose writes have shown they add more than sampleGrowth is
+// roomy only with room for that growth until its next measure: on both
+// stores' sampling (the memory store's memTwin, the Redis store's
+// worldSizes), so a world of large writes is measured on every write well
+// before its budget.
+func TestRoomyAllowsForShownGrowth(t *testing.T) {
+	s := NewMemoryStore(nil, 0)
+	defer s.Close()
+	const budget = 2 << 20
+	s.SetBudgets(Budgets{WorldBytes: budget})
+	ms := &memSandbox{team: s.team("t")}
+	// 640 KiB, measured every 160 writes at most: room for 640 KiB at the
+	// usual growth, not for 2.5 MiB at 16 KiB a write.
+	const size = 640 << 10
+	if !s.roomy(ms, &memTwin{size: size}) {
+		t.Fatal("a world of a third of its budget, of small writes, is not roomy")
+	}
+	if s.roomy(ms, &memTwin{size: size, growth: 16 << 10}) {
+		t.Error("a world of a third of its budget, of 16 KiB writes, is roomy")
+	}
+
+	var w worldSizes
+	w.measured("sb", "t", 0)
+	for range 40 {
+		w.due("sb", "t", budget)
+	}
+	w.measured("sb", "t", 40*16<<10)
+	if !w.due("sb", "t", budget) {
+		t.Error("Redis: the write after 40 writes of 16 KiB was not measured")
+	}
+	w.measured("sb", "t", 0)
+	for range 40 {
+		w.due("sb", "t", budget)
+	}
+	w.measured("sb", "t", 40*100)
+	if w.due("sb", "t", budget) {
+		t.Error("Redis: the write after 40 writes of 100 bytes was measured")
+	}
+}
