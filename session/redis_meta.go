@@ -29,7 +29,7 @@ type metaShard struct {
 
 type metaEntry struct {
 	raw string
-	sb  *Sandbox // never handed out: callers get clones
+	sb  *Sandbox // never handed out: callers get copies (share)
 }
 
 // decode returns the record encoded as raw, decoded afresh or cloned from
@@ -40,7 +40,7 @@ func (c *metaCache) decode(id, raw string) (*Sandbox, error) {
 	e, ok := sh.m[id]
 	sh.mu.Unlock()
 	if ok && e.raw == raw {
-		return e.sb.clone(), nil
+		return e.sb.share(), nil
 	}
 	var sb Sandbox
 	if err := json.Unmarshal([]byte(raw), &sb); err != nil {
@@ -73,7 +73,7 @@ func (c *metaCache) last(id string) (string, *Sandbox, bool) {
 	if !ok {
 		return "", nil, false
 	}
-	return e.raw, e.sb.clone(), true
+	return e.raw, e.sb.share(), true
 }
 
 // forget drops a record (its sandbox was discarded).
@@ -93,6 +93,17 @@ func (c *metaCache) len() int {
 		sh.mu.Unlock()
 	}
 	return n
+}
+
+// share copies the record kept in the cache for a caller, its maps,
+// slices and times shared with the one kept: as MemoryStore.Get's copies
+// share theirs, since no caller changes a record it was handed in place
+// (a change is a new record, stored). A deep copy of the maps on every call
+// was 6% of the bytes a read allocated on Redis.
+func (sb *Sandbox) share() *Sandbox {
+	c := *sb
+	c.view, c.spec, c.hold = nil, nil, nil
+	return &c
 }
 
 // clone copies the record deeply enough that changing the copy, its
