@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"sync"
 	"time"
@@ -80,7 +81,8 @@ import (
 // expiry (Stop's PEXPIREAT and key expiry cover them), the same Discard.
 //
 // Compaction: once the deltas after the base reach a quarter of the base
-// document (at least compactMinBytes) or compactMaxDeltas of them, the
+// document (at least compactMinBytes) or compactMaxDeltas of them (each
+// bound scaled down by a fraction the sandbox draws, compactDue), the
 // process that wrote the last one encodes its world at the version it is
 // at and stores it as the new base, dropping the deltas up to it
 // (compactScript), off the write's own path. Encoding the whole world once
@@ -363,24 +365,35 @@ func (s *RedisStore) cacheSaved(sb *Sandbox, twin string, e *worldEntry) {
 
 func (s *RedisStore) cacheSavedAt(id, twin string, created int64, e *worldEntry) {
 	s.worlds.putEntry(id, twin, created, e)
-	if e.ver-e.base >= int64(s.compactDeltas()) || e.dlen >= max(e.docLen/4, s.compactBytes()) {
+	if s.compactDue(id, twin, e) {
 		s.compact(id, twin, created, e)
 	}
 }
 
-func (s *RedisStore) compactDeltas() int {
+// compactDue reports whether e's deltas are due for compaction: their
+// count or bytes have reached the bounds (compactMaxDeltas, a quarter of
+// the base document and at least compactMinBytes), each scaled by a
+// fraction from one half to one that the sandbox, the twin and the base's
+// version draw (FNV-1a, so every replica draws the same). Sandboxes seeded
+// alike and written to at one pace would otherwise reach the bound on the
+// same write and all encode their worlds at the same moment, as their
+// world measures did (sampleDue); scaled down, never up, the bounds still
+// hold.
+func (s *RedisStore) compactDue(id, twin string, e *worldEntry) bool {
 	if s.compactAfter > 0 {
-		return s.compactAfter
+		return e.ver-e.base >= int64(s.compactAfter)
 	}
-	return compactMaxDeltas
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	h.Write([]byte{0})
+	h.Write([]byte(twin))
+	h.Write(strconv.AppendInt([]byte{0}, e.base, 10))
+	f := int64(compactJitter/2 + h.Sum64()%(compactJitter/2+1)) // from compactJitter/2 to compactJitter
+	return (e.ver-e.base)*compactJitter >= compactMaxDeltas*f || e.dlen*compactJitter >= max(e.docLen/4, compactMinBytes)*f
 }
 
-func (s *RedisStore) compactBytes() int64 {
-	if s.compactAfter > 0 {
-		return 1 << 62
-	}
-	return compactMinBytes
-}
+// compactJitter is the denominator of compactDue's fraction.
+const compactJitter = 1024
 
 // compact stores e's world as the base of its version, in the background
 // (or at once, for tests): one compaction per twin at a time.

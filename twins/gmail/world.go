@@ -373,10 +373,14 @@ func (mb *Mailbox) index(m *Message) {
 	mb.indexHeaderID(m)
 }
 
+// indexHeaderID adds m to the Message-ID header index once it has a
+// header; a mailbox not indexed yet gets every message in it at once
+// (indexMessages), as unindexHeaderID leaves such a mailbox alone.
 func (mb *Mailbox) indexHeaderID(m *Message) {
-	if m.MessageIDHdr != "" {
-		mb.byHeaderID[m.MessageIDHdr] = append(mb.byHeaderID[m.MessageIDHdr], m)
+	if mb.byHeaderID == nil || m.MessageIDHdr == "" {
+		return
 	}
+	mb.byHeaderID[m.MessageIDHdr] = append(mb.byHeaderID[m.MessageIDHdr], m)
 }
 
 // unindexHeaderID drops m from the Message-ID header index (before its
