@@ -194,7 +194,7 @@ type worldSizes struct {
 type sampledSize struct {
 	size, unmeasured int64
 	due              int64 // writes unmeasured before the next measure (sampleDue)
-	growth           int64 // what a write added on average between the last two measures
+	growth           int64 // what a write added on average between the last two measures (writeGrowth)
 }
 
 // worldSizesMax bounds the worlds remembered; past it all are forgotten,
@@ -224,7 +224,8 @@ func (w *worldSizes) due(sid, twin string, limit int64) bool {
 		return true
 	}
 	e.unmeasured++
-	roomy := e.size*roomyShare <= limit && limit-e.size >= 4*max(sampleGrowth, e.growth)*sampleInterval(e.size)
+	g := writeGrowth(e.growth)
+	roomy := e.size*roomyShare <= limit && limit-e.size >= 4*g*sampleInterval(e.size, g)
 	return !roomy || e.unmeasured >= e.due
 }
 
@@ -235,9 +236,10 @@ func (w *worldSizes) measured(sid, twin string, size int64) {
 	if w.m == nil || len(w.m) >= worldSizesMax {
 		w.m = map[string]*sampledSize{}
 	}
-	e := &sampledSize{size: size, due: sampleDue(size)}
+	e := &sampledSize{size: size}
 	if prev := w.m[sid+"/"+twin]; prev != nil {
-		e.growth = (size - prev.size) / max(prev.unmeasured, 1)
+		e.growth = max((size-prev.size)/max(prev.unmeasured, 1), 1) // 0 is "not shown"
 	}
+	e.due = sampleDue(size, writeGrowth(e.growth))
 	w.m[sid+"/"+twin] = e
 }

@@ -102,7 +102,8 @@ type memTwin struct {
 	// unmeasured counts writes since size was measured (sampledWrite),
 	// sampleAt how many it may count before the next measure (0: not
 	// drawn yet; sampleDue). growth is what a write added on average
-	// between the last two measures, when more than sampleGrowth.
+	// between the last two measures, at least 1 (0: not measured twice
+	// yet; writeGrowth).
 	unmeasured, sampleAt, growth int64
 
 	// inflight is held shared by every call that reserved a tape position
@@ -634,23 +635,40 @@ const (
 	// budget off the in-place path (measured at half, a 10 MB world of a
 	// 32 MiB budget was copied on every write: 1,037 writes a second where
 	// it takes 8,500).
+	//
+	// sampleGrowth is the growth a write is taken to add until the world's
+	// writes have shown theirs (writeGrowth); shown, it counts, but not
+	// under a quarter of sampleGrowth: a world of small writes (comments of
+	// a few hundred bytes) is measured up to four times less often, and
+	// has the same room asked of it for the growth until its next measure.
 	sampleEvery  = 64
 	sampleGrowth = 1 << 10
 )
 
-// sampleInterval is how many writes a roomy world of size bytes goes
-// unmeasured at most.
-func sampleInterval(size int64) int64 { return max(sampleEvery, size/4/sampleGrowth) }
+// writeGrowth is the growth a write of a world is taken to add, from
+// shown, what its writes added on average between its last two measures
+// (0: not measured twice yet).
+func writeGrowth(shown int64) int64 {
+	if shown == 0 {
+		return sampleGrowth
+	}
+	return max(shown, sampleGrowth/4)
+}
 
-// sampleDue draws how many writes a roomy world of size bytes goes
-// unmeasured this time: from half of sampleInterval to all of it. Drawn,
+// sampleInterval is how many writes a roomy world of size bytes, whose
+// writes add growth bytes (writeGrowth), goes unmeasured at most: until it
+// could have grown by a quarter.
+func sampleInterval(size, growth int64) int64 { return max(sampleEvery, size/4/growth) }
+
+// sampleDue draws how many writes a roomy world goes unmeasured this time:
+// from half of sampleInterval to all of it. Drawn,
 // not fixed: sandboxes seeded alike and written to at one pace would all
 // reach their measure on the same write and take their turns at it at
 // the same moment (comments spread over 100 sandboxes at 10,000 a second
 // stalled the server every 640 ms, each 64th write), the way sealLimit
 // keeps tapes from sealing together.
-func sampleDue(size int64) int64 {
-	n := sampleInterval(size)
+func sampleDue(size, growth int64) int64 {
+	n := sampleInterval(size, growth)
 	return n - rand.Int64N(n/2+1)
 }
 
@@ -658,9 +676,10 @@ func sampleDue(size int64) int64 {
 func (s *MemoryStore) roomy(ms *memSandbox, mt *memTwin) bool {
 	b := s.budgets
 	// The world's own budget must leave room for what the writes until
-	// the next measure could add, at four times the usual growth, or the
-	// growth its writes have shown.
-	if b.WorldBytes > 0 && (mt.size*roomyShare > b.WorldBytes || b.WorldBytes-mt.size < 4*max(sampleGrowth, mt.growth)*sampleInterval(mt.size)) {
+	// the next measure could add, at four times the growth they are taken
+	// to add.
+	g := writeGrowth(mt.growth)
+	if b.WorldBytes > 0 && (mt.size*roomyShare > b.WorldBytes || b.WorldBytes-mt.size < 4*g*sampleInterval(mt.size, g)) {
 		return false
 	}
 	if lim := b.teamLimit(b.ServerWorldBytes); lim > 0 && ms.team.worldBytes.Load()*roomyShare > lim {
@@ -684,7 +703,7 @@ func (s *MemoryStore) sampledWrite(ms *memSandbox, mt *memTwin, tw *twins.Twin, 
 	}
 	mt.unmeasured++
 	if mt.sampleAt == 0 {
-		mt.sampleAt = sampleDue(mt.size)
+		mt.sampleAt = sampleDue(mt.size, writeGrowth(mt.growth))
 	}
 	if mt.unmeasured < mt.sampleAt {
 		return fnErr
@@ -695,7 +714,7 @@ func (s *MemoryStore) sampledWrite(ms *memSandbox, mt *memTwin, tw *twins.Twin, 
 	if err != nil {
 		return fnErr
 	}
-	mt.growth = (size - mt.size) / writes
+	mt.growth = max((size-mt.size)/writes, 1) // 0 is "not shown"
 	s.worldBytes.Add(size - mt.size)
 	ms.team.worldBytes.Add(size - mt.size)
 	mt.size = size
@@ -729,7 +748,7 @@ func (s *MemoryStore) measuredWrite(ms *memSandbox, mt *memTwin, tw *twins.Twin,
 		err.(*BudgetError).Twin = tw.Name
 		return err
 	}
-	mt.world, mt.size, mt.growth = work, size, size-mt.size
+	mt.world, mt.size, mt.growth = work, size, max(size-mt.size, 1)
 	return fnErr
 }
 

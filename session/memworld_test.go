@@ -131,20 +131,32 @@ func TestMemoryLazyWorld(t *testing.T) {
 // TestSampleDue: the writes between two measures of a roomy world are
 // drawn from half of sampleInterval to all of it, so that worlds written to
 // in step are measured on different writes, and never more than the
-// interval the budgets leave room for (roomy).
+// interval the budgets leave room for (roomy). The interval follows the
+// growth the world's writes showed, down to a quarter of sampleGrowth.
 func TestSampleDue(t *testing.T) {
-	for _, size := range []int64{0, 10 << 10, 256 << 10, 4 << 20, 100 << 20} {
-		n := sampleInterval(size)
-		seen := map[int64]bool{}
-		for range 2000 {
-			d := sampleDue(size)
-			if d < n-n/2 || d > n {
-				t.Fatalf("sampleDue(%d) = %d, want %d to %d", size, d, n-n/2, n)
+	for _, shown := range []int64{0, 1, 100, 300, 1 << 10, 16 << 10} {
+		g := writeGrowth(shown)
+		for _, size := range []int64{0, 10 << 10, 256 << 10, 4 << 20, 100 << 20} {
+			n := sampleInterval(size, g)
+			seen := map[int64]bool{}
+			for range 2000 {
+				d := sampleDue(size, g)
+				if d < n-n/2 || d > n {
+					t.Fatalf("sampleDue(%d, %d) = %d, want %d to %d", size, g, d, n-n/2, n)
+				}
+				seen[d] = true
 			}
-			seen[d] = true
+			if len(seen) < 10 {
+				t.Fatalf("sampleDue(%d, %d) drew %d values in 2,000 draws: %v", size, g, len(seen), seen)
+			}
 		}
-		if len(seen) < 10 {
-			t.Fatalf("sampleDue(%d) drew %d values in 2,000 draws: %v", size, len(seen), seen)
+	}
+	for _, c := range []struct{ shown, growth, interval int64 }{
+		{0, 1 << 10, 256}, {1, 256, 1024}, {100, 256, 1024}, {300, 300, 873}, {16 << 10, 16 << 10, 64},
+	} {
+		if g := writeGrowth(c.shown); g != c.growth || sampleInterval(1<<20, g) != c.interval {
+			t.Errorf("writes shown to add %d bytes: taken as %d, a world of 1 MiB measured every %d writes; want %d, %d",
+				c.shown, g, sampleInterval(1<<20, g), c.growth, c.interval)
 		}
 	}
 }

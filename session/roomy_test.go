@@ -16,9 +16,13 @@ func TestRoomyUpToHalfTheBudget(t *testing.T) {
 		size  int64
 		roomy bool
 	}{{1 << 20, true}, {10 << 20, true}, {budget/2 - 1, true}, {budget/2 + 1<<20, false}, {budget, false}} {
-		mt := &memTwin{size: c.size}
-		if got := s.roomy(ms, mt); got != c.roomy {
-			t.Errorf("a world of %d bytes under a budget of %d: roomy %v, want %v", c.size, budget, got, c.roomy)
+		// Whatever growth its writes showed under sampleGrowth: a world
+		// measured less often is asked for room for as many writes.
+		for _, shown := range []int64{0, 1, 300} {
+			mt := &memTwin{size: c.size, growth: shown}
+			if got := s.roomy(ms, mt); got != c.roomy {
+				t.Errorf("a world of %d bytes (writes of %d bytes shown) under a budget of %d: roomy %v, want %v", c.size, shown, budget, got, c.roomy)
+			}
 		}
 	}
 }
