@@ -661,12 +661,12 @@ func writeGrowth(shown int64) int64 {
 func sampleInterval(size, growth int64) int64 { return max(sampleEvery, size/4/growth) }
 
 // sampleDue draws how many writes a roomy world goes unmeasured this time:
-// from half of sampleInterval to all of it. Drawn,
-// not fixed: sandboxes seeded alike and written to at one pace would all
-// reach their measure on the same write and take their turns at it at
-// the same moment (comments spread over 100 sandboxes at 10,000 a second
-// stalled the server every 640 ms, each 64th write), the way sealLimit
-// keeps tapes from sealing together.
+// from half of sampleInterval to all of it. Drawn, not fixed: sandboxes
+// seeded alike and written to at one pace would all reach their measure on
+// the same write and take their turns at it at the same moment (comments
+// spread over 100 sandboxes at 10,000 a second stalled the server every
+// 640 ms, each 64th write), the way sealLimit keeps tapes from sealing
+// together.
 func sampleDue(size, growth int64) int64 {
 	n := sampleInterval(size, growth)
 	return n - rand.Int64N(n/2+1)

@@ -1,7 +1,9 @@
 package session
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"testing"
 )
 
@@ -47,5 +49,25 @@ func TestCompactDue(t *testing.T) {
 	s.compactAfter = 3
 	if n := firstDue("ses_0", 7, 1<<20, 1); n != 3 {
 		t.Errorf("a store set to compact after 3 deltas compacted after %d", n)
+	}
+}
+
+// TestCompactDraw: the draw is FNV-1a of the sandbox id, the twin and the
+// base's eight bytes, each string closed by a zero byte, and allocates
+// nothing (it runs on every write).
+func TestCompactDraw(t *testing.T) {
+	for _, c := range []struct {
+		id, twin string
+		base     int64
+	}{{"ses_4kFlFNTSfJCTyZBn", "github", 1}, {"", "", 0}, {"ses_x", "stripe", -1}, {"ses_y", "gmail", 1 << 40}} {
+		h := fnv.New64a()
+		h.Write([]byte(c.id + "\x00" + c.twin + "\x00"))
+		binary.Write(h, binary.LittleEndian, c.base)
+		if got, want := compactDraw(c.id, c.twin, c.base), h.Sum64(); got != want {
+			t.Errorf("compactDraw(%q, %q, %d) = %x, FNV-1a gives %x", c.id, c.twin, c.base, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { compactDraw("ses_4kFlFNTSfJCTyZBn", "github", 12345) }); n != 0 {
+		t.Errorf("compactDraw allocates %v times", n)
 	}
 }

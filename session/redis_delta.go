@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"sync"
 	"time"
@@ -383,13 +382,25 @@ func (s *RedisStore) compactDue(id, twin string, e *worldEntry) bool {
 	if s.compactAfter > 0 {
 		return e.ver-e.base >= int64(s.compactAfter)
 	}
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	h.Write([]byte{0})
-	h.Write([]byte(twin))
-	h.Write(strconv.AppendInt([]byte{0}, e.base, 10))
-	f := int64(compactJitter/2 + h.Sum64()%(compactJitter/2+1)) // from compactJitter/2 to compactJitter
+	f := int64(compactJitter/2 + compactDraw(id, twin, e.base)%(compactJitter/2+1)) // from compactJitter/2 to compactJitter
 	return (e.ver-e.base)*compactJitter >= compactMaxDeltas*f || e.dlen*compactJitter >= max(e.docLen/4, compactMinBytes)*f
+}
+
+// compactDraw is FNV-1a of id, twin and base (its eight bytes), each
+// string closed by a zero byte, without allocating: it runs on every write.
+func compactDraw(id, twin string, base int64) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, s := range [2]string{id, twin} {
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * prime
+		}
+		h *= prime // the zero byte
+	}
+	for i := range 8 {
+		h = (h ^ uint64(byte(base>>(8*i)))) * prime
+	}
+	return h
 }
 
 // compactJitter is the denominator of compactDue's fraction.

@@ -32,8 +32,8 @@ type metaEntry struct {
 	sb  *Sandbox // never handed out: callers get copies (share)
 }
 
-// decode returns the record encoded as raw, decoded afresh or cloned from
-// the one decoded from the same bytes before.
+// decode returns the record encoded as raw, decoded afresh or a copy
+// (share) of the one decoded from the same bytes before.
 func (c *metaCache) decode(id, raw string) (*Sandbox, error) {
 	sh := &c.shards[shardOf(id)]
 	sh.mu.Lock()
