@@ -132,7 +132,8 @@ func TestMemoryLazyWorld(t *testing.T) {
 // drawn from half of sampleInterval to all of it, so that worlds written to
 // in step are measured on different writes, and never more than the
 // interval the budgets leave room for (roomy). The interval follows the
-// growth the world's writes showed, down to a quarter of sampleGrowth.
+// growth the world's writes showed, from a quarter of sampleGrowth to
+// sampleGrowth.
 func TestSampleDue(t *testing.T) {
 	for _, shown := range []int64{0, 1, 100, 300, 1 << 10, 16 << 10} {
 		g := writeGrowth(shown)
@@ -152,7 +153,7 @@ func TestSampleDue(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ shown, growth, interval int64 }{
-		{0, 1 << 10, 256}, {1, 256, 1024}, {100, 256, 1024}, {300, 300, 873}, {16 << 10, 16 << 10, 64},
+		{0, 1 << 10, 256}, {1, 256, 1024}, {100, 256, 1024}, {300, 300, 873}, {1500, 1500, 256}, {16 << 10, 16 << 10, 256},
 	} {
 		if g := writeGrowth(c.shown); g != c.growth || sampleInterval(1<<20, g) != c.interval {
 			t.Errorf("writes shown to add %d bytes: taken as %d, a world of 1 MiB measured every %d writes; want %d, %d",
