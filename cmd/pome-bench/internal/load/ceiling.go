@@ -147,7 +147,12 @@ func ChooseDriver(want, wrkPath string) (driver, note string, err error) {
 // a run.
 type cpuProbe struct{ server, store int }
 
-type cpuReading struct{ server, store, self int64 }
+type cpuReading struct {
+	server, store, self int64
+	// machine is the whole machine's CPU (machineOK: it could be read).
+	machine   MachineCPU
+	machineOK bool
+}
 
 func (p cpuProbe) read() cpuReading {
 	var r cpuReading
@@ -158,6 +163,8 @@ func (p cpuProbe) read() cpuReading {
 		r.store, _ = ReadCPU(p.store)
 	}
 	r.self, _ = ReadCPU(os.Getpid())
+	m, err := ReadMachineCPU()
+	r.machine, r.machineOK = m, err == nil
 	return r
 }
 

@@ -31,3 +31,53 @@ func TestReadCPUGrowsWithWork(t *testing.T) {
 		t.Fatal("ReadCPU of a pid that cannot exist did not fail")
 	}
 }
+
+func TestParseProcStat(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     MachineCPU
+	}{
+		{"guest time not counted twice",
+			"cpu  100 5 40 800 20 3 7 25 60 0\ncpu0 50 2 20 400 10 1 3 12 30 0\n",
+			MachineCPU{Busy: 100 + 5 + 40 + 3 + 7, Steal: 25, Total: 100 + 5 + 40 + 3 + 7 + 800 + 20 + 25}},
+		{"old kernel, four fields", "cpu 10 0 5 85\n", MachineCPU{Busy: 15, Total: 100}},
+	} {
+		got, err := parseProcStat([]byte(c.in))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+	for _, bad := range []string{"", "intr 1 2 3\n", "cpu 1 2 x 4\n", "cpu 1 2\n", "cpu 1 -2 3 4\n"} {
+		if got, err := parseProcStat([]byte(bad)); err == nil {
+			t.Errorf("%q: read as %+v, want an error", bad, got)
+		}
+	}
+}
+
+func TestBusyShare(t *testing.T) {
+	a := MachineCPU{Busy: 1000, Steal: 10, Total: 5000}
+	b := MachineCPU{Busy: 1850, Steal: 60, Total: 6000}
+	busy, steal := BusyShare(a, b)
+	if busy != 0.85 || steal != 0.05 {
+		t.Fatalf("busy %v steal %v, want 0.85 and 0.05", busy, steal)
+	}
+	if busy, steal := BusyShare(b, b); busy != 0 || steal != 0 {
+		t.Fatalf("no time passed: busy %v steal %v, want 0", busy, steal)
+	}
+}
+
+func TestReadMachineCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skip("no /proc/stat on this system")
+	}
+	a, err := ReadMachineCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Total <= 0 || a.Busy <= 0 || a.Busy > a.Total {
+		t.Fatalf("implausible reading %+v", a)
+	}
+}

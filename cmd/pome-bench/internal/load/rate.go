@@ -231,12 +231,17 @@ type RateResult struct {
 	P999US     float64 `json:"p999_us"`
 	MaxUS      float64 `json:"max_us"`
 	// LagP99US is the 99th percentile of how late requests were sent.
-	LagP99US    float64   `json:"start_lag_p99_us"`
-	ServerCPUUS float64   `json:"server_cpu_us_per_request,omitempty"`
-	StoreCPUUS  float64   `json:"store_cpu_us_per_request,omitempty"`
-	ClientCPUUS float64   `json:"client_cpu_us_per_request,omitempty"`
-	Mem         *MemDelta `json:"server_mem,omitempty"`
-	ErrorSample string    `json:"error_sample,omitempty"`
+	LagP99US    float64 `json:"start_lag_p99_us"`
+	ServerCPUUS float64 `json:"server_cpu_us_per_request,omitempty"`
+	StoreCPUUS  float64 `json:"store_cpu_us_per_request,omitempty"`
+	ClientCPUUS float64 `json:"client_cpu_us_per_request,omitempty"`
+	// MachineBusy is the share of the machine's CPU time that was busy
+	// during the run (all processes and the kernel), MachineSteal the share
+	// the hypervisor gave to others; both read from /proc/stat.
+	MachineBusy  float64   `json:"machine_busy,omitempty"`
+	MachineSteal float64   `json:"machine_steal,omitempty"`
+	Mem          *MemDelta `json:"server_mem,omitempty"`
+	ErrorSample  string    `json:"error_sample,omitempty"`
 	// Stalls is where the requests slower than the p99 target (5 ms
 	// without a store named) fell in time.
 	Stalls *Stalls `json:"stalls,omitempty"`
@@ -397,6 +402,9 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 			}
 			res.ClientCPUUS = float64(c1.self-c0.self) / n
 		}
+		if c0.machineOK && c1.machineOK {
+			res.MachineBusy, res.MachineSteal = BusyShare(c0.machine, c1.machine)
+		}
 		if probe.enabled() {
 			res.Mem = newDelta(before, probe.read(ctx), r.Completed)
 		}
@@ -405,6 +413,30 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		rep.Results = append(rep.Results, res)
 	}
 	return rep, ctx.Err()
+}
+
+// describeMachine says how busy the machine was during the run, and whose
+// CPU that was: the CPUs' worth of each process is its CPU per request at
+// the achieved rate.
+func (c RateResult) describeMachine(cpus int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the machine's %d CPUs were %.0f%% busy", cpus, 100*c.MachineBusy)
+	if c.MachineSteal >= 0.005 {
+		fmt.Fprintf(&b, " and %.0f%% taken by the hypervisor", 100*c.MachineSteal)
+	}
+	var parts []string
+	for _, p := range []struct {
+		who string
+		us  float64
+	}{{"the server", c.ServerCPUUS}, {"the store", c.StoreCPUUS}, {"the load tool", c.ClientCPUUS}} {
+		if p.us > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.2f", p.who, p.us*c.AchievedRate/1e6))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(&b, " (CPUs' worth: %s)", strings.Join(parts, ", "))
+	}
+	return b.String()
 }
 
 // WriteRateTable prints a constant-rate report for people.
@@ -455,6 +487,9 @@ func WriteRateTable(w io.Writer, r *RateReport) error {
 		}
 		if c.Stalls != nil {
 			fmt.Fprintf(w, "%s: %s\n", c.Call, c.Stalls.describe())
+		}
+		if c.MachineBusy > 0 {
+			fmt.Fprintf(w, "%s: %s\n", c.Call, c.describeMachine(r.Machine.NumCPU))
 		}
 	}
 	fmt.Fprintf(w, "\nLatency runs from each request's due time (start + i/rate), so time a request waited for a free sender counts; \"sent late\" are requests sent over %v after they were due.\n", lateAfter)

@@ -185,3 +185,23 @@ func TestRateTableVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestRateTableMachine: the table says how busy the machine was and how
+// many CPUs' worth each process took at the achieved rate.
+func TestRateTableMachine(t *testing.T) {
+	rep := &RateReport{Machine: Machine{NumCPU: 2}, Results: []RateResult{
+		{Call: "busy", OfferedRate: 10000, AchievedRate: 10000, ServerCPUUS: 117, ClientCPUUS: 50, MachineBusy: 0.864, MachineSteal: 0.02},
+		{Call: "unread", OfferedRate: 100, AchievedRate: 100},
+	}}
+	var out bytes.Buffer
+	if err := WriteRateTable(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	want := "busy: the machine's 2 CPUs were 86% busy and 2% taken by the hypervisor (CPUs' worth: the server 1.17, the load tool 0.50)"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("no line %q in\n%s", want, out.String())
+	}
+	if strings.Contains(out.String(), "unread: the machine") {
+		t.Errorf("a run whose machine was not read is described:\n%s", out.String())
+	}
+}

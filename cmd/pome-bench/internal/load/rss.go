@@ -167,3 +167,59 @@ func ReadCPU(pid int) (int64, error) {
 	}
 	return (utime + stime) * 1e6 / userHZ, nil
 }
+
+// MachineCPU is the whole machine's CPU time so far, from the first line
+// of /proc/stat, in USER_HZ ticks summed over its CPUs: the time any
+// process or the kernel kept a CPU busy, the time the hypervisor gave a
+// virtual CPU to others (steal), and all of it, idle included. Read
+// around a run, it says how much of the machine the run left: on a
+// machine the load tool shares with the server, a latency target can be
+// out of reach because the CPUs are busy, not because the server is slow.
+type MachineCPU struct {
+	Busy, Steal, Total int64
+}
+
+// ReadMachineCPU reads /proc/stat.
+func ReadMachineCPU() (MachineCPU, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return MachineCPU{}, err
+	}
+	return parseProcStat(b)
+}
+
+// parseProcStat reads the "cpu" line: user nice system idle iowait irq
+// softirq steal, then guest and guest_nice, which user and nice already
+// count. Kernels before 2.6.11 stop earlier; the missing fields count 0.
+func parseProcStat(b []byte) (MachineCPU, error) {
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return MachineCPU{}, fmt.Errorf("/proc/stat: first line %.40q is not the CPUs' total", line)
+	}
+	var v [8]int64
+	for i := range v {
+		if i+1 >= len(f) {
+			break
+		}
+		n, err := strconv.ParseInt(f[i+1], 10, 64)
+		if err != nil || n < 0 {
+			return MachineCPU{}, fmt.Errorf("/proc/stat: field %d of the cpu line is %q", i+1, f[i+1])
+		}
+		v[i] = n
+	}
+	user, nice, system, idle, iowait, irq, softirq, steal := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+	busy := user + nice + system + irq + softirq
+	return MachineCPU{Busy: busy, Steal: steal, Total: busy + idle + iowait + steal}, nil
+}
+
+// BusyShare is the share of the machine's CPU time between two readings
+// that was busy, and the share the hypervisor took (steal); both 0 when
+// no time passed between them.
+func BusyShare(before, after MachineCPU) (busy, steal float64) {
+	total := after.Total - before.Total
+	if total <= 0 {
+		return 0, 0
+	}
+	return float64(after.Busy-before.Busy) / float64(total), float64(after.Steal-before.Steal) / float64(total)
+}
