@@ -17,6 +17,11 @@
 #   scale-redis   write cost against world size and tape length on Redis
 #   stores        each call's throughput on Redis over that on the memory store,
 #                 wrk -t2 -c64, rounds alternating the two stores
+#   rate-sweep    memory store, 30 s at each of several rates (SWEEP, default
+#                 comments at 2,000, 4,000, 6,000 and 10,000 a second, get issue at
+#                 6,000, 8,000 and 10,000), a fresh server for each: where the
+#                 p99 target stops holding, and how busy the machine was (not in
+#                 the default steps)
 #
 # Environment: OUT (output directory; PREBUILT=1 takes the binaries already in
 # $OUT/bin), DURATION (wrk -d, default 10s), ROUNDS
@@ -140,6 +145,12 @@ for step in "${STEPS[@]}"; do
 			| sort as $q
 			| "\($call)\tredis/memory \($q[($q | length) / 2 | floor] * 100 | round / 100) (rounds: \($q | map(. * 100 | round / 100) | join(", ")))"
 		' $(for r in $(seq "$ROUNDS"); do echo "$OUT/stores-memory-r$r.json" "$OUT/stores-redis-r$r.json"; done) | tee "$OUT/stores.txt" ;;
+	rate-sweep)
+		for cr in ${SWEEP:-github_post_comment:2000 github_post_comment:4000 github_post_comment:6000 github_post_comment:10000 github_get_issue:6000 github_get_issue:8000 github_get_issue:10000}; do
+			start_pome memory
+			bench rate --calls "${cr%%:*}" --rate "${cr##*:}" --duration "$RATE_DURATION" --store memory --server-pid "$POME_PID" -q \
+				--json-out "$OUT/rate-sweep-${cr%%:*}-${cr##*:}.json" | tee "$OUT/rate-sweep-${cr%%:*}-${cr##*:}.txt"
+		done ;;
 	idle)
 		start_pome memory
 		bench --sandboxes 10000 --scenarios github_get_issue --baseline=false -d 3s --server-pid "$POME_PID" --server-heap | tee "$OUT/idle-memory.txt" ;;
