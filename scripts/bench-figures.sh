@@ -76,10 +76,22 @@ start_pome() {
 		redis-cli -p "$REDIS_PORT" flushall >/dev/null
 		store=(--redis-url "redis://127.0.0.1:$REDIS_PORT/0")
 	fi
+	# A server left on the port would answer the health check for the
+	# new one, which could not listen, and every step would run against
+	# it (with another key).
+	if curl -fs "$SERVER/healthz" >/dev/null 2>&1; then
+		echo "something already answers on $SERVER: stop it, or set PORT" >&2; exit 1
+	fi
 	"$BIN/pome" serve --addr "127.0.0.1:$PORT" --pprof --sandbox-quota 30000 --max-tape-rows 200000 --max-twins 3 "${store[@]}" >>"$OUT/pome.log" 2>&1 &
 	POME_PID=$!
-	for _ in $(seq 100); do curl -fs "$SERVER/healthz" >/dev/null 2>&1 && return; sleep 0.1; done
-	echo "pome did not start" >&2; exit 1
+	for _ in $(seq 100); do
+		if curl -fs "$SERVER/healthz" >/dev/null 2>&1; then
+			kill -0 "$POME_PID" 2>/dev/null && return
+			break
+		fi
+		sleep 0.1
+	done
+	echo "pome did not start (see $OUT/pome.log)" >&2; exit 1
 }
 
 bench() { run "$BIN/pome-bench" "$@" --server "$SERVER" --api-key "$KEY"; }
