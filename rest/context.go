@@ -10,7 +10,10 @@ import (
 // context value, filled in place, so the request is not copied for each.
 type reqScope struct {
 	body []byte
-	vars map[string]string
+	vars pathVars
+	// varsBuf holds the variables of a route of up to its length, so
+	// that matching one allocates nothing.
+	varsBuf [6]pathVar
 	// form is the body as the binding's decoder parsed it as a form, for
 	// the tape row, which would otherwise parse it again.
 	form url.Values
@@ -28,4 +31,22 @@ func scopeFrom(ctx context.Context) *reqScope {
 		return &reqScope{}
 	}
 	return s
+}
+
+// pathVar is one path variable of a matched route: its name and the
+// segment it took (still escaped until bindingHandler unescapes it).
+type pathVar struct{ name, value string }
+
+// pathVars are a route's variables in path order. A route has a handful,
+// so a slice searched in order serves where a map was built per request.
+type pathVars []pathVar
+
+// get returns the value of the variable name.
+func (vs pathVars) get(name string) (string, bool) {
+	for _, v := range vs {
+		if v.name == name {
+			return v.value, true
+		}
+	}
+	return "", false
 }

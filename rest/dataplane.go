@@ -342,13 +342,19 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		ctx := twins.WithHeaders(twins.WithTransport(r.Context(), twins.TransportREST), r.Header)
 		twins.CallFrom(ctx).SetTool(a.Name())
 		scope := scopeFrom(ctx)
-		vars := scope.vars
-		delete(vars, "pome_sid")
-		for k, v := range vars {
-			if u, err := url.PathUnescape(v); err == nil {
-				vars[k] = u
+		// The sandbox's id is the data plane's, not an argument; the
+		// others are unescaped once, here.
+		vars := scope.vars[:0]
+		for _, v := range scope.vars {
+			if v.name == "pome_sid" {
+				continue
 			}
+			if u, err := url.PathUnescape(v.value); err == nil {
+				v.value = u
+			}
+			vars = append(vars, v)
 		}
+		scope.vars = vars
 		p := session.PrincipalFrom(ctx)
 		// A read whose answer is kept for this version of the world is
 		// answered from the cache (answers.go).

@@ -20,7 +20,7 @@ import (
 // request is what the decoder reads of one HTTP request; the body has been
 // read once already (for the tape) and is passed as bytes.
 type request struct {
-	vars        map[string]string
+	vars        pathVars
 	query       url.Values
 	contentType string
 	body        []byte
@@ -136,9 +136,9 @@ func buildInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (map
 			}
 		}
 	}
-	for k, v := range r.vars {
-		args[k] = v
-		delete(typed, k)
+	for _, v := range r.vars {
+		args[v.name] = v.value
+		delete(typed, v.name)
 	}
 	for from, to := range b.Rename {
 		if v, ok := args[from]; ok {

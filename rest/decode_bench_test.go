@@ -29,7 +29,7 @@ func BenchmarkBuildInput(b *testing.B) {
 	body := []byte(`{"body":"Looks good to me; merging after CI. See the notes in the PR description for the rollout plan."}`)
 	benchDecode(b, "github", "add_issue_comment", func() request {
 		return request{
-			vars:        map[string]string{"owner": "acme", "repo": "api", "issue_number": "1"},
+			vars:        pathVars{{"owner", "acme"}, {"repo", "api"}, {"issue_number", "1"}},
 			contentType: "application/json", body: body,
 		}
 	})
@@ -42,7 +42,7 @@ func BenchmarkDecodeStripeCustomerForm(b *testing.B) {
 		"&address[line1]=510+Townsend+St&address[city]=San+Francisco&address[postal_code]=94103&address[country]=US" +
 		"&metadata[order_id]=6735&metadata[plan]=pro&preferred_locales[0]=en&preferred_locales[1]=fr&balance=1500")
 	benchDecode(b, "stripe", "create_customer", func() request {
-		return request{vars: map[string]string{}, contentType: "application/x-www-form-urlencoded", body: body}
+		return request{contentType: "application/x-www-form-urlencoded", body: body}
 	})
 }
 
@@ -51,6 +51,6 @@ func BenchmarkDecodeStripeCustomerForm(b *testing.B) {
 func BenchmarkDecodeGitHubIssueJSON(b *testing.B) {
 	body := []byte(`{"title":"Crash on save","body":"Steps to reproduce: open, edit, save.","labels":["bug","ui"],"assignees":["alice"],"milestone":1}`)
 	benchDecode(b, "github", "issue_write", func() request {
-		return request{vars: map[string]string{"owner": "acme", "repo": "api"}, contentType: "application/json", body: body}
+		return request{vars: pathVars{{"owner", "acme"}, {"repo", "api"}}, contentType: "application/json", body: body}
 	})
 }

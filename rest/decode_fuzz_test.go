@@ -97,7 +97,7 @@ func FuzzBuildInput(f *testing.F) {
 		if err != nil {
 			return // net/http would have parsed what it could; not the decoder's input
 		}
-		vars := map[string]string{}
+		var vars pathVars
 		for _, p := range b.PathParams() {
 			v, ok := pathDefaults[p]
 			if !ok {
@@ -106,7 +106,7 @@ func FuzzBuildInput(f *testing.F) {
 			if q := query.Get(p); q != "" {
 				v = q
 			}
-			vars[p] = v
+			vars = append(vars, pathVar{p, v})
 		}
 		args, err := buildInput(tw, a, b, request{vars: vars, query: query, contentType: ct, body: body})
 		if err != nil {

@@ -108,7 +108,7 @@ func (t *routeTable) build() {
 			continue
 		}
 		probe, _ := http.NewRequest(r.method, "http://pome"+strings.Replace(r.path, "{pome_sid}", "sb_probe", 1), nil)
-		if got, _ := t.match(probe); got == r {
+		if got, _ := t.match(probe, nil); got == r {
 			if _, dup := t.exact[r.method+" "+tail]; !dup {
 				t.exact[r.method+" "+tail] = r.h
 			}
@@ -117,19 +117,23 @@ func (t *routeTable) build() {
 }
 
 // match finds the first route of the request's part that takes it, and
-// its variables (still escaped).
-func (t *routeTable) match(r *http.Request) (*tableRoute, map[string]string) {
+// its variables (still escaped), appended to buf.
+func (t *routeTable) match(r *http.Request, buf pathVars) (*tableRoute, pathVars) {
 	path := r.URL.EscapedPath()
 	n := min(strings.Count(path, "/"), t.top)
 	for _, route := range t.parts[routeKey{r.Method, n}] {
 		if route.open {
 			var m mux.RouteMatch
 			if route.router.Match(r, &m) && m.MatchErr == nil && m.Route != nil {
-				return route, m.Vars
+				vars := buf[:0]
+				for k, v := range m.Vars {
+					vars = append(vars, pathVar{k, v})
+				}
+				return route, vars
 			}
 			continue
 		}
-		if vars, ok := route.matchSegments(path); ok {
+		if vars, ok := route.matchSegments(path, buf); ok {
 			return route, vars
 		}
 	}
@@ -138,7 +142,7 @@ func (t *routeTable) match(r *http.Request) (*tableRoute, map[string]string) {
 
 // matchSegments matches a path of the route's segment count: literal
 // segments equal, variable ones not empty.
-func (r *tableRoute) matchSegments(path string) (map[string]string, bool) {
+func (r *tableRoute) matchSegments(path string, buf pathVars) (pathVars, bool) {
 	rest := path[1:]
 	// First compare the literals only, so that a route that does not match
 	// allocates nothing.
@@ -153,13 +157,13 @@ func (r *tableRoute) matchSegments(path string) (map[string]string, bool) {
 			return nil, false
 		}
 	}
-	vars := make(map[string]string, 4)
+	vars := buf[:0]
 	rest = path[1:]
 	for _, name := range r.vars {
 		seg, tail, _ := strings.Cut(rest, "/")
 		rest = tail
 		if name != "" {
-			vars[name] = seg
+			vars = append(vars, pathVar{name, seg})
 		}
 	}
 	return vars, true
@@ -179,10 +183,11 @@ func (t *routeTable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if route, vars := t.match(m); route != nil {
+	scope := scopeFrom(r.Context())
+	if route, vars := t.match(m, scope.varsBuf[:0]); route != nil {
 		// The variables go into the request's scope rather than into a
 		// copy of the request.
-		scopeFrom(r.Context()).vars = vars
+		scope.vars = vars
 		route.h.ServeHTTP(w, r)
 		return
 	}
