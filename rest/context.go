@@ -11,8 +11,8 @@ import (
 type reqScope struct {
 	body []byte
 	vars pathVars
-	// varsBuf holds the variables of a route of up to its length, so
-	// that matching one allocates nothing.
+	// varsBuf backs vars for routes of up to six variables, so that
+	// matching one allocates nothing.
 	varsBuf [6]pathVar
 	// form is the body as the binding's decoder parsed it as a form, for
 	// the tape row, which would otherwise parse it again.
@@ -37,16 +37,6 @@ func scopeFrom(ctx context.Context) *reqScope {
 // segment it took (still escaped until bindingHandler unescapes it).
 type pathVar struct{ name, value string }
 
-// pathVars are a route's variables in path order. A route has a handful,
-// so a slice searched in order serves where a map was built per request.
+// pathVars are a route's variables in path order: a handful, which the
+// decoder walks once, so a slice serves where a map was built per request.
 type pathVars []pathVar
-
-// get returns the value of the variable name.
-func (vs pathVars) get(name string) (string, bool) {
-	for _, v := range vs {
-		if v.name == name {
-			return v.value, true
-		}
-	}
-	return "", false
-}
