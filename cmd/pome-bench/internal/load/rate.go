@@ -59,12 +59,29 @@ type Clock interface {
 
 type realClock struct{}
 
+// sleeper is one sender's own way to sleep until a time (see
+// sleeper_linux.go); Close releases it.
+type sleeper interface {
+	SleepUntil(ctx context.Context, t time.Time)
+	Close()
+}
+
+// sleeperClock is a Clock that can give each sender a sleeper of its
+// own, more precise than SleepUntil.
+type sleeperClock interface {
+	newSleeper() (sleeper, error)
+}
+
+func (realClock) newSleeper() (sleeper, error) { return newSleeper() }
+
 func (realClock) Now() time.Time { return time.Now() }
 
 // SleepUntil sleeps without a timer channel: a sender waits at most
 // senders/rate ahead of its due time (26 ms for 256 senders at 10,000 a
 // second), so a cancelled run still stops at once, and at 10,000 wake-ups
-// a second the sleep's cost is the client's.
+// a second the sleep's cost is the client's. It can wake up to a
+// millisecond late (the runtime's timers); on Linux senders sleep the last
+// stretch on a timerfd of their own instead (sleeper_linux.go).
 func (realClock) SleepUntil(_ context.Context, t time.Time) {
 	if d := time.Until(t); d > 0 {
 		time.Sleep(d)
@@ -133,13 +150,20 @@ func OpenLoop(ctx context.Context, sched Schedule, senders int, clock Clock, do 
 		wg.Add(1)
 		go func(sender int) {
 			defer wg.Done()
+			sleepUntil := clock.SleepUntil
+			if sc, ok := clock.(sleeperClock); ok {
+				if sl, err := sc.newSleeper(); err == nil {
+					defer sl.Close()
+					sleepUntil = sl.SleepUntil
+				}
+			}
 			for ctx.Err() == nil {
 				i := next.Add(1) - 1
 				if i >= sched.Count {
 					return
 				}
 				due := sched.Due(i)
-				clock.SleepUntil(ctx, due)
+				sleepUntil(ctx, due)
 				if ctx.Err() != nil {
 					return
 				}

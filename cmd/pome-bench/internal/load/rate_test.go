@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -203,5 +204,40 @@ func TestRateTableMachine(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "unread: the machine") {
 		t.Errorf("a run whose machine was not read is described:\n%s", out.String())
+	}
+}
+
+// sleeperFake is a simulated clock that also hands each sender a sleeper
+// of its own, as the real clock does on Linux.
+type sleeperFake struct {
+	fakeClock
+	made, closed, slept atomic.Int64
+}
+
+func (c *sleeperFake) newSleeper() (sleeper, error) {
+	c.made.Add(1)
+	return fakeSleeper{c}, nil
+}
+
+type fakeSleeper struct{ c *sleeperFake }
+
+func (s fakeSleeper) SleepUntil(ctx context.Context, t time.Time) {
+	s.c.slept.Add(1)
+	s.c.fakeClock.SleepUntil(ctx, t)
+}
+func (s fakeSleeper) Close() { s.c.closed.Add(1) }
+
+// TestOpenLoopSendersSleepOnTheirOwn: where the clock offers sleepers,
+// each sender sleeps on one of its own (and closes it), for every request.
+func TestOpenLoopSendersSleepOnTheirOwn(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := &sleeperFake{fakeClock: fakeClock{now: start}}
+	sched, _ := NewSchedule(start, 1000, 100*time.Millisecond)
+	r := OpenLoop(context.Background(), sched, 4, clock, func(context.Context, int, int64) error { return nil })
+	if r.Completed != 100 {
+		t.Fatalf("%+v", r)
+	}
+	if made, closed, slept := clock.made.Load(), clock.closed.Load(), clock.slept.Load(); made != 4 || closed != 4 || slept != 100 {
+		t.Fatalf("sleepers made %d, closed %d, sleeps %d; want 4, 4 and 100", made, closed, slept)
 	}
 }

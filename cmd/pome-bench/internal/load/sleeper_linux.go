@@ -1,0 +1,83 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// Go's runtime waits for its timers in whole milliseconds when nothing else
+// wakes it (netpoll turns a wait under 1 ms into 1 ms), so a sender asleep
+// on time.Sleep can wake up to a millisecond after its request was due, and
+// the open-loop latency, which runs from the due time, counts that as the
+// server's. A timerfd expires to the nanosecond and wakes the runtime's
+// poller as any readable descriptor does: each sender sleeps the last
+// stretch before its due time on one of its own.
+
+// timerfd_create's and timerfd_settime's flags (linux/timerfd.h).
+const (
+	clockMonotonic = 1
+	tfdNonblock    = syscall.O_NONBLOCK
+	tfdCloexec     = syscall.O_CLOEXEC
+)
+
+// coarseAhead is how long before its due time a sender leaves the
+// runtime's timers for its timerfd: long waits stay cheap and cancellable
+// at the runtime's pace, the last stretch is precise.
+const coarseAhead = 3 * time.Millisecond
+
+// itimerspec is struct itimerspec: a period (zero: once) and the expiry.
+type itimerspec struct {
+	interval, value syscall.Timespec
+}
+
+type timerSleeper struct {
+	f    *os.File
+	fd   uintptr
+	spec itimerspec
+	buf  [8]byte
+}
+
+// newSleeper returns a sender's precise sleeper.
+func newSleeper() (sleeper, error) {
+	fd, _, errno := syscall.Syscall(syscall.SYS_TIMERFD_CREATE, clockMonotonic, tfdNonblock|tfdCloexec, 0)
+	if errno != 0 {
+		return nil, errno
+	}
+	// A non-blocking descriptor becomes a pollable File: its reads wait
+	// in the runtime's poller, not in a thread of their own.
+	f := os.NewFile(fd, "timerfd")
+	if f == nil {
+		syscall.Close(int(fd))
+		return nil, errors.New("timerfd: not a file")
+	}
+	return &timerSleeper{f: f, fd: fd}, nil
+}
+
+func (s *timerSleeper) SleepUntil(ctx context.Context, t time.Time) {
+	d := time.Until(t)
+	if d > coarseAhead {
+		time.Sleep(d - coarseAhead)
+		if ctx.Err() != nil {
+			return
+		}
+		d = time.Until(t)
+	}
+	if d <= 0 {
+		return
+	}
+	// A relative expiry: d from now, once (it_interval zero).
+	s.spec = itimerspec{value: syscall.NsecToTimespec(int64(d))}
+	if _, _, errno := syscall.Syscall6(syscall.SYS_TIMERFD_SETTIME, s.fd, 0, uintptr(unsafe.Pointer(&s.spec)), 0, 0, 0); errno != 0 {
+		time.Sleep(time.Until(t))
+		return
+	}
+	if _, err := s.f.Read(s.buf[:]); err != nil {
+		time.Sleep(time.Until(t))
+	}
+}
+
+func (s *timerSleeper) Close() { s.f.Close() }
