@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,19 +130,21 @@ func TestCeilingMode(t *testing.T) {
 // answered, and the report holds the latency quantiles and the server's
 // memory.
 func TestRateMode(t *testing.T) {
-	for _, client := range []string{"raw", "go"} {
-		t.Run(client, func(t *testing.T) { testRateMode(t, client) })
+	// Each client with one of the pacings (the raw client with the
+	// default, precise where the system has a timerfd).
+	for client, pacing := range map[string]string{"raw": "", "go": load.PacingRuntime} {
+		t.Run(client, func(t *testing.T) { testRateMode(t, client, pacing) })
 	}
 }
 
-func testRateMode(t *testing.T, client string) {
+func testRateMode(t *testing.T, client, pacing string) {
 	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
 	jsonFile := filepath.Join(t.TempDir(), "rate.json")
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"rate",
 		"--server", url, "--api-key", key, "--rate", "400", "--duration", "500ms", "--warmup", "0",
 		"--sandboxes", "3", "--senders", "8", "--store", "memory", "--calls", "github_get_issue,stripe_create_customer",
-		"--server-pid", strconv.Itoa(os.Getpid()), "--json-out", jsonFile, "-q", "--client", client,
+		"--server-pid", strconv.Itoa(os.Getpid()), "--json-out", jsonFile, "-q", "--client", client, "--pacing", cmp.Or(pacing, load.PacingPrecise),
 	}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
@@ -160,6 +164,13 @@ func testRateMode(t *testing.T, client string) {
 	if len(rep.Results) != 2 || rep.P99TargetUS != 5000 || rep.Client != client {
 		t.Fatalf("%s", out.String())
 	}
+	want := cmp.Or(pacing, load.PacingPrecise)
+	if runtime.GOOS != "linux" {
+		want = load.PacingRuntime // no timerfd: the runtime's timers, said so
+	}
+	if !strings.HasPrefix(rep.Pacing, want) || !strings.Contains(out.String(), want) {
+		t.Errorf("pacing %q in the report, want %s:\n%s", rep.Pacing, want, out.String())
+	}
 	for _, r := range rep.Results {
 		if r.Offered != 200 || r.Completed != 200 || r.Errors != 0 || r.Unanswered != 0 || r.P50US <= 0 || r.P999US < r.P99US || r.P99US < r.P50US || r.AchievedRate <= 0 || r.Mem == nil {
 			t.Errorf("%+v", r)
@@ -171,7 +182,7 @@ func testRateMode(t *testing.T, client string) {
 			t.Errorf("no stalls line for %s:\n%s", r.Call, out.String())
 		}
 	}
-	for _, bad := range [][]string{{"--rate", "0"}, {"--store", "disk"}, {"--calls", "nope"}} {
+	for _, bad := range [][]string{{"--rate", "0"}, {"--store", "disk"}, {"--calls", "nope"}, {"--pacing", "sometimes"}} {
 		args := append([]string{"rate", "--server", url, "--api-key", key, "-q"}, bad...)
 		if code := run(context.Background(), args, &out, &errOut); code == 0 {
 			t.Errorf("%v: exit 0", bad)

@@ -91,6 +91,24 @@ func (realClock) SleepUntil(_ context.Context, t time.Time) {
 // RealClock is the wall clock.
 var RealClock Clock = realClock{}
 
+// runtimeClock is the wall clock with the runtime's timers only: senders
+// get no sleepers of their own (--pacing runtime).
+type runtimeClock struct{}
+
+func (runtimeClock) Now() time.Time                              { return time.Now() }
+func (runtimeClock) SleepUntil(ctx context.Context, t time.Time) { realClock{}.SleepUntil(ctx, t) }
+
+// How the senders of a run wait for their requests' due times.
+const (
+	// PacingPrecise: the last stretch on a timerfd of each sender's own
+	// (Linux; elsewhere as PacingRuntime).
+	PacingPrecise = "precise"
+	// PacingRuntime: the runtime's timers, which wake up to a millisecond
+	// late when nothing else wakes the runtime, and so send requests
+	// bunched at its ticks.
+	PacingRuntime = "runtime"
+)
+
 // lateAfter is how far behind its due time a request may start before it
 // counts as started late: the senders could not keep up with the offered
 // rate (all were busy waiting for answers), which the latencies then show.
@@ -232,7 +250,9 @@ type RateConfig struct {
 	Store string
 	// Client is "raw" (default: one keep-alive connection per sender,
 	// requests formatted once, a few µs of CPU each) or "go" (net/http).
-	Client    string
+	Client string
+	// Pacing is PacingPrecise (default) or PacingRuntime.
+	Pacing    string
 	ServerPID int
 	StorePID  int
 	Log       io.Writer
@@ -276,6 +296,7 @@ type RateReport struct {
 	Server      string       `json:"server"`
 	Store       string       `json:"store,omitempty"`
 	Client      string       `json:"client"`
+	Pacing      string       `json:"pacing"`
 	Senders     int          `json:"senders"`
 	Seconds     float64      `json:"seconds"`
 	Sandboxes   int          `json:"sandboxes"`
@@ -322,7 +343,23 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 	if cfg.Client != "raw" && cfg.Client != "go" {
 		return nil, fmt.Errorf("rate: client %q: raw or go", cfg.Client)
 	}
-	rep := &RateReport{Server: pome.Server.String(), Store: cfg.Store, Client: cfg.Client, Senders: cfg.Senders, Seconds: cfg.Duration.Seconds(),
+	if cfg.Pacing == "" {
+		cfg.Pacing = PacingPrecise
+	}
+	clock := RealClock
+	switch cfg.Pacing {
+	case PacingPrecise:
+		if sl, err := newSleeper(); err != nil {
+			cfg.Pacing = PacingRuntime + " (no timerfd here: " + err.Error() + ")"
+		} else {
+			sl.Close()
+		}
+	case PacingRuntime:
+		clock = runtimeClock{}
+	default:
+		return nil, fmt.Errorf("rate: pacing %q: %s or %s", cfg.Pacing, PacingPrecise, PacingRuntime)
+	}
+	rep := &RateReport{Server: pome.Server.String(), Store: cfg.Store, Client: cfg.Client, Pacing: cfg.Pacing, Senders: cfg.Senders, Seconds: cfg.Duration.Seconds(),
 		P99TargetUS: float64(P99Target(cfg.Store).Microseconds()), Machine: ThisMachine(), Started: time.Now().UTC()}
 	twins := callTwins(cfg.Calls)
 	logf("creating %d sandboxes (%s)", cfg.Sandboxes, strings.Join(twins, ", "))
@@ -393,7 +430,7 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		}
 		if cfg.Warmup > 0 {
 			if ws, err := NewSchedule(time.Now(), cfg.Rate, cfg.Warmup); err == nil {
-				OpenLoop(ctx, ws, cfg.Senders, RealClock, do)
+				OpenLoop(ctx, ws, cfg.Senders, clock, do)
 			}
 		}
 		var before memReading
@@ -409,7 +446,7 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		// A server that falls behind would stretch the run without end:
 		// the requests still unsent at the bound are not sent.
 		rctx, cancel := context.WithTimeout(ctx, cfg.Duration+max(10*time.Second, cfg.Duration/2))
-		r := OpenLoop(rctx, sched, cfg.Senders, RealClock, do)
+		r := OpenLoop(rctx, sched, cfg.Senders, clock, do)
 		cancel()
 		c1 := cpu.read()
 		us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
@@ -469,7 +506,11 @@ func WriteRateTable(w io.Writer, r *RateReport) error {
 	if store == "" {
 		store = "(not given)"
 	}
-	fmt.Fprintf(w, "server %s  store %s  %gs per call  %d senders  %s client  %d sandboxes\n", r.Server, store, r.Seconds, r.Senders, r.Client, r.Sandboxes)
+	pacing := r.Pacing
+	if pacing == "" {
+		pacing = PacingPrecise
+	}
+	fmt.Fprintf(w, "server %s  store %s  %gs per call  %d senders  %s client  %s pacing  %d sandboxes\n", r.Server, store, r.Seconds, r.Senders, r.Client, pacing, r.Sandboxes)
 	fmt.Fprintf(w, "machine %d CPU %s, %s/%s, %s\n\n", r.Machine.NumCPU, r.Machine.CPUModel, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.GoVersion)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "call\toffered/s\tachieved/s\tp50\tp99\tp99.9\tmax\tsent late\tunanswered\terrors\tserver CPU/req\tstore CPU/req\tRSS per call\t"
