@@ -80,8 +80,8 @@ func (realClock) Now() time.Time { return time.Now() }
 // senders/rate ahead of its due time (26 ms for 256 senders at 10,000 a
 // second), so a cancelled run still stops at once, and at 10,000 wake-ups
 // a second the sleep's cost is the client's. It can wake up to a
-// millisecond late (the runtime's timers); on Linux senders sleep the last
-// stretch on a timerfd of their own instead (sleeper_linux.go).
+// millisecond late (the runtime's timers); on Linux senders sleep on a
+// timerfd of their own instead (sleeper_linux.go).
 func (realClock) SleepUntil(_ context.Context, t time.Time) {
 	if d := time.Until(t); d > 0 {
 		time.Sleep(d)
@@ -100,7 +100,7 @@ func (runtimeClock) SleepUntil(ctx context.Context, t time.Time) { realClock{}.S
 
 // How the senders of a run wait for their requests' due times.
 const (
-	// PacingPrecise: the last stretch on a timerfd of each sender's own
+	// PacingPrecise: on a timerfd of each sender's own
 	// (Linux; elsewhere as PacingRuntime).
 	PacingPrecise = "precise"
 	// PacingRuntime: the runtime's timers, which wake up to a millisecond

@@ -14,8 +14,10 @@ import (
 // on time.Sleep can wake up to a millisecond after its request was due, and
 // the open-loop latency, which runs from the due time, counts that as the
 // server's. A timerfd expires to the nanosecond and wakes the runtime's
-// poller as any readable descriptor does: each sender sleeps the last
-// stretch before its due time on one of its own.
+// poller as any readable descriptor does: each sender sleeps on one of its
+// own. Sleeping on the runtime's timers first and on the timerfd only for
+// the last milliseconds cost a second wake-up a request: at 4,000 comments
+// a second the load tool took 0.50 of a CPU that way, 0.38–0.40 without.
 
 // timerfd_create's and timerfd_settime's flags (linux/timerfd.h).
 const (
@@ -23,11 +25,6 @@ const (
 	tfdNonblock    = syscall.O_NONBLOCK
 	tfdCloexec     = syscall.O_CLOEXEC
 )
-
-// coarseAhead is how long before its due time a sender leaves the
-// runtime's timers for its timerfd: long waits stay cheap and cancellable
-// at the runtime's pace, the last stretch is precise.
-const coarseAhead = 3 * time.Millisecond
 
 // itimerspec is struct itimerspec: a period (zero: once) and the expiry.
 type itimerspec struct {
@@ -58,14 +55,9 @@ func newSleeper() (sleeper, error) {
 }
 
 func (s *timerSleeper) SleepUntil(ctx context.Context, t time.Time) {
+	// The whole wait on the timerfd: one wake-up a request. (A sender
+	// waits at most senders/rate ahead, as on the runtime's timers.)
 	d := time.Until(t)
-	if d > coarseAhead {
-		time.Sleep(d - coarseAhead)
-		if ctx.Err() != nil {
-			return
-		}
-		d = time.Until(t)
-	}
 	if d <= 0 {
 		return
 	}
