@@ -163,8 +163,8 @@ func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Sandboxes, "sandboxes", 100, "sandboxes the requests spread over")
 	fs.StringVar(&calls, "calls", load.CallGetIssue+","+load.CallPostComment, "calls to offer, one after another: "+strings.Join(load.CallNames(), ", "))
 	fs.StringVar(&cfg.Store, "store", "", "the server's store, memory or redis: prints the p99 target (5 ms or 10 ms)")
-	fs.StringVar(&cfg.Pacing, "pacing", load.PacingPrecise, "how senders wait for due times: precise (on a timerfd of each sender's own, Linux) or runtime (Go's timers, up to a millisecond late, sending requests bunched at its ticks)")
-	fs.StringVar(&cfg.Client, "client", "raw", "raw (a keep-alive connection per sender, requests formatted once: a few µs of CPU each) or go (net/http's client)")
+	fs.StringVar(&cfg.Pacing, "pacing", load.PacingPrecise, "how the raw and go clients' senders wait for due times: precise (on a timerfd of each sender's own, Linux) or runtime (Go's timers, up to a millisecond late, sending requests bunched at its ticks); the loop client waits in epoll_pwait2")
+	fs.StringVar(&cfg.Client, "client", load.ClientLoop, "loop (one goroutine's epoll loop over a keep-alive connection per sender, requests formatted once, as wrk2 does; Linux 5.11+, else raw), raw (a goroutine per sender on such a connection) or go (net/http's client)")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}

@@ -131,8 +131,9 @@ func TestCeilingMode(t *testing.T) {
 // memory.
 func TestRateMode(t *testing.T) {
 	// Each client with one of the pacings (the raw client with the
-	// default, precise where the system has a timerfd).
-	for client, pacing := range map[string]string{"raw": "", "go": load.PacingRuntime} {
+	// default, precise where the system has a timerfd; the loop client
+	// with its own, where it runs).
+	for client, pacing := range map[string]string{load.ClientLoop: "", load.ClientRaw: "", load.ClientGo: load.PacingRuntime} {
 		t.Run(client, func(t *testing.T) { testRateMode(t, client, pacing) })
 	}
 }
@@ -161,12 +162,18 @@ func testRateMode(t *testing.T, client, pacing string) {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatalf("%v\n%s", err, raw)
 	}
-	if len(rep.Results) != 2 || rep.P99TargetUS != 5000 || rep.Client != client {
-		t.Fatalf("%s", out.String())
-	}
-	want := cmp.Or(pacing, load.PacingPrecise)
-	if runtime.GOOS != "linux" {
+	wantClient, want := client, cmp.Or(pacing, load.PacingPrecise)
+	switch {
+	case runtime.GOOS != "linux":
 		want = load.PacingRuntime // no timerfd: the runtime's timers, said so
+		if client == load.ClientLoop {
+			wantClient = load.ClientRaw + " (no loop client here" // said so too
+		}
+	case client == load.ClientLoop:
+		want = load.PacingLoop
+	}
+	if len(rep.Results) != 2 || rep.P99TargetUS != 5000 || !strings.HasPrefix(rep.Client, wantClient) {
+		t.Fatalf("client %q, want %s:\n%s", rep.Client, wantClient, out.String())
 	}
 	if !strings.HasPrefix(rep.Pacing, want) || !strings.Contains(out.String(), want) {
 		t.Errorf("pacing %q in the report, want %s:\n%s", rep.Pacing, want, out.String())
@@ -182,7 +189,7 @@ func testRateMode(t *testing.T, client, pacing string) {
 			t.Errorf("no stalls line for %s:\n%s", r.Call, out.String())
 		}
 	}
-	for _, bad := range [][]string{{"--rate", "0"}, {"--store", "disk"}, {"--calls", "nope"}, {"--pacing", "sometimes"}} {
+	for _, bad := range [][]string{{"--rate", "0"}, {"--store", "disk"}, {"--calls", "nope"}, {"--pacing", "sometimes"}, {"--client", "curl"}, {"--client", "loop", "--pacing", "runtime"}} {
 		args := append([]string{"rate", "--server", url, "--api-key", key, "-q"}, bad...)
 		if code := run(context.Background(), args, &out, &errOut); code == 0 {
 			t.Errorf("%v: exit 0", bad)

@@ -107,6 +107,21 @@ const (
 	// late when nothing else wakes the runtime, and so send requests
 	// bunched at its ticks.
 	PacingRuntime = "runtime"
+	// PacingLoop: the loop client's own wait, epoll_pwait2's timeout in
+	// nanoseconds.
+	PacingLoop = "epoll"
+)
+
+// The rate mode's clients.
+const (
+	// ClientLoop: one goroutine's epoll loop over a connection per sender
+	// (loop_linux.go); the default, where Linux has epoll_pwait2.
+	ClientLoop = "loop"
+	// ClientRaw: a goroutine and a keep-alive connection per sender, each
+	// request formatted once (raw.go).
+	ClientRaw = "raw"
+	// ClientGo: net/http's client.
+	ClientGo = "go"
 )
 
 // lateAfter is how far behind its due time a request may start before it
@@ -248,10 +263,13 @@ type RateConfig struct {
 	// Store names the server's store, for the report and the target
 	// (memory: p99 ≤ 5 ms, redis: ≤ 10 ms).
 	Store string
-	// Client is "raw" (default: one keep-alive connection per sender,
-	// requests formatted once, a few µs of CPU each) or "go" (net/http).
+	// Client is "loop" (default: one goroutine's epoll loop over a
+	// connection per sender; Linux), "raw" (a goroutine and a keep-alive
+	// connection per sender, requests formatted once) or "go" (net/http).
 	Client string
-	// Pacing is PacingPrecise (default) or PacingRuntime.
+	// Pacing is PacingPrecise (default) or PacingRuntime, for the raw and
+	// go clients; the loop client waits in epoll_pwait2, to the
+	// nanosecond, and reports PacingLoop.
 	Pacing    string
 	ServerPID int
 	StorePID  int
@@ -338,28 +356,44 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		return nil, err
 	}
 	if cfg.Client == "" {
-		cfg.Client = "raw"
+		cfg.Client = ClientLoop
 	}
-	if cfg.Client != "raw" && cfg.Client != "go" {
-		return nil, fmt.Errorf("rate: client %q: raw or go", cfg.Client)
+	if cfg.Client != ClientLoop && cfg.Client != ClientRaw && cfg.Client != ClientGo {
+		return nil, fmt.Errorf("rate: client %q: %s, %s or %s", cfg.Client, ClientLoop, ClientRaw, ClientGo)
 	}
 	if cfg.Pacing == "" {
 		cfg.Pacing = PacingPrecise
 	}
+	if cfg.Pacing != PacingPrecise && cfg.Pacing != PacingRuntime {
+		return nil, fmt.Errorf("rate: pacing %q: %s or %s", cfg.Pacing, PacingPrecise, PacingRuntime)
+	}
+	// What the report says of the client and its pacing.
+	clientName, pacing := cfg.Client, cfg.Pacing
+	if cfg.Client == ClientLoop {
+		if cfg.Pacing != PacingPrecise {
+			return nil, fmt.Errorf("rate: the %s client paces itself; --pacing %s is for the %s and %s clients", ClientLoop, cfg.Pacing, ClientRaw, ClientGo)
+		}
+		if err := loopWorks(); err != nil {
+			logf("the %s client cannot run here (%v): the %s client instead", ClientLoop, err, ClientRaw)
+			cfg.Client = ClientRaw
+			clientName = fmt.Sprintf("%s (no %s client here: %v)", ClientRaw, ClientLoop, err)
+		} else {
+			pacing = PacingLoop
+		}
+	}
 	clock := RealClock
-	switch cfg.Pacing {
-	case PacingPrecise:
+	switch {
+	case cfg.Client == ClientLoop:
+	case cfg.Pacing == PacingRuntime:
+		clock = runtimeClock{}
+	default:
 		if sl, err := newSleeper(); err != nil {
-			cfg.Pacing = PacingRuntime + " (no timerfd here: " + err.Error() + ")"
+			pacing = PacingRuntime + " (no timerfd here: " + err.Error() + ")"
 		} else {
 			sl.Close()
 		}
-	case PacingRuntime:
-		clock = runtimeClock{}
-	default:
-		return nil, fmt.Errorf("rate: pacing %q: %s or %s", cfg.Pacing, PacingPrecise, PacingRuntime)
 	}
-	rep := &RateReport{Server: pome.Server.String(), Store: cfg.Store, Client: cfg.Client, Pacing: cfg.Pacing, Senders: cfg.Senders, Seconds: cfg.Duration.Seconds(),
+	rep := &RateReport{Server: pome.Server.String(), Store: cfg.Store, Client: clientName, Pacing: pacing, Senders: cfg.Senders, Seconds: cfg.Duration.Seconds(),
 		P99TargetUS: float64(P99Target(cfg.Store).Microseconds()), Machine: ThisMachine(), Started: time.Now().UTC()}
 	twins := callTwins(cfg.Calls)
 	logf("creating %d sandboxes (%s)", cfg.Sandboxes, strings.Join(twins, ", "))
@@ -389,9 +423,16 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		if err != nil {
 			return rep, err
 		}
-		var do func(ctx context.Context, sender int, i int64) error
-		if cfg.Client == "go" {
-			do = func(ctx context.Context, _ int, i int64) error {
+		// runSched offers one schedule with the run's client.
+		var runSched func(ctx context.Context, sched Schedule) *OpenLoopResult
+		openLoop := func(do func(ctx context.Context, sender int, i int64) error) {
+			runSched = func(ctx context.Context, sched Schedule) *OpenLoopResult {
+				return OpenLoop(ctx, sched, cfg.Senders, clock, do)
+			}
+		}
+		switch cfg.Client {
+		case ClientGo:
+			openLoop(func(ctx context.Context, _ int, i int64) error {
 				req, err := c.Request(ctx, ts[i%int64(len(ts))])
 				if err != nil {
 					return err
@@ -406,13 +447,24 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 					return err
 				}
 				return c.CheckResponse(resp.StatusCode, body)
-			}
-		} else {
+			})
+		default:
 			raws := make([]RawRequest, len(ts))
 			for k, t := range ts {
 				if raws[k], err = FormatRaw(c, t); err != nil {
 					return rep, err
 				}
+			}
+			if cfg.Client == ClientLoop {
+				lc, err := NewLoopClient(cfg.Senders, raws)
+				if err != nil {
+					return rep, err
+				}
+				defer lc.Close()
+				runSched = func(ctx context.Context, sched Schedule) *OpenLoopResult {
+					return lc.Run(ctx, sched, c.CheckResponse)
+				}
+				break
 			}
 			conns := make([]RawConn, cfg.Senders)
 			defer func() {
@@ -420,17 +472,17 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 					conns[k].Close()
 				}
 			}()
-			do = func(_ context.Context, sender int, i int64) error {
+			openLoop(func(_ context.Context, sender int, i int64) error {
 				status, body, err := conns[sender].Do(raws[i%int64(len(raws))])
 				if err != nil {
 					return err
 				}
 				return c.CheckResponse(status, body)
-			}
+			})
 		}
 		if cfg.Warmup > 0 {
 			if ws, err := NewSchedule(time.Now(), cfg.Rate, cfg.Warmup); err == nil {
-				OpenLoop(ctx, ws, cfg.Senders, clock, do)
+				runSched(ctx, ws)
 			}
 		}
 		var before memReading
@@ -446,7 +498,7 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		// A server that falls behind would stretch the run without end:
 		// the requests still unsent at the bound are not sent.
 		rctx, cancel := context.WithTimeout(ctx, cfg.Duration+max(10*time.Second, cfg.Duration/2))
-		r := OpenLoop(rctx, sched, cfg.Senders, clock, do)
+		r := runSched(rctx, sched)
 		cancel()
 		c1 := cpu.read()
 		us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }

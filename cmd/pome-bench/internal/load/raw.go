@@ -1,14 +1,12 @@
 package load
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -58,9 +56,12 @@ func FormatRaw(c Call, t Target) (RawRequest, error) {
 // RawConn is one keep-alive connection; not safe for concurrent use.
 type RawConn struct {
 	conn net.Conn
-	br   *bufio.Reader
 	addr string
-	body []byte
+	// buf holds the bytes read: the last answer's first (used of them),
+	// then any read past it.
+	buf     []byte
+	used    int
+	scratch []byte
 	// Timeout bounds one request's round trip (0: 30 s).
 	Timeout time.Duration
 }
@@ -78,11 +79,7 @@ func (rc *RawConn) Do(req RawRequest) (int, []byte, error) {
 			return 0, nil, err
 		}
 		rc.conn, rc.addr = c, req.Addr
-		if rc.br == nil {
-			rc.br = bufio.NewReaderSize(c, 16<<10)
-		} else {
-			rc.br.Reset(c)
-		}
+		rc.buf, rc.used = rc.buf[:0], 0
 	}
 	timeout := rc.Timeout
 	if timeout <= 0 {
@@ -93,11 +90,15 @@ func (rc *RawConn) Do(req RawRequest) (int, []byte, error) {
 		rc.Close()
 		return 0, nil, err
 	}
-	status, body, keep, err := rc.read()
-	if err != nil || !keep {
+	a, err := rc.read()
+	if err != nil {
+		rc.Close()
+		return 0, nil, err
+	}
+	if !a.keep {
 		rc.Close()
 	}
-	return status, body, err
+	return a.status, a.body, nil
 }
 
 // Close closes the connection.
@@ -108,129 +109,35 @@ func (rc *RawConn) Close() {
 	}
 }
 
-func (rc *RawConn) read() (status int, body []byte, keep bool, err error) {
-	// Lines are parsed in place in the reader's buffer: a request costs no
-	// allocation here once the body buffer has grown to the answers' size.
-	line, err := rc.line()
-	if err != nil {
-		return 0, nil, false, err
+// read reads until the buffer holds a whole answer. Once the buffers have
+// grown to the answers' size a request costs no allocation here.
+func (rc *RawConn) read() (answer, error) {
+	rc.buf = rc.buf[:copy(rc.buf, rc.buf[rc.used:])]
+	rc.used = 0
+	if cap(rc.buf) == 0 {
+		rc.buf = make([]byte, 0, 16<<10)
 	}
-	// "HTTP/1.1 200 OK"
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
-		return 0, nil, false, fmt.Errorf("bad status line %q", line)
-	}
-	if status = atoi(line[9:12]); status < 100 {
-		return 0, nil, false, fmt.Errorf("bad status line %q", line)
-	}
-	keep = line[7] == '1'
-	length, chunked := -1, false
 	for {
-		h, err := rc.line()
-		if err != nil {
-			return 0, nil, false, err
+		a, ok, err := parseAnswer(rc.buf, false, &rc.scratch)
+		if err != nil || ok {
+			rc.used = a.size
+			return a, err
 		}
-		if len(h) == 0 {
-			break
+		if len(rc.buf) == cap(rc.buf) {
+			rc.buf = slices.Grow(rc.buf, cap(rc.buf))
 		}
-		i := bytes.IndexByte(h, ':')
-		if i < 0 {
-			return 0, nil, false, fmt.Errorf("bad header line %q", h)
-		}
-		k, v := h[:i], bytes.TrimSpace(h[i+1:])
-		switch {
-		case bytes.EqualFold(k, []byte("Content-Length")):
-			if length = atoi(v); length < 0 {
-				return 0, nil, false, fmt.Errorf("bad Content-Length %q", v)
+		n, rerr := rc.conn.Read(rc.buf[len(rc.buf):cap(rc.buf)])
+		rc.buf = rc.buf[:len(rc.buf)+n]
+		if rerr == io.EOF {
+			a, ok, err := parseAnswer(rc.buf, true, &rc.scratch)
+			if err == nil && !ok {
+				err = errMidAnswer
 			}
-		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
-			chunked = bytes.EqualFold(v, []byte("chunked"))
-		case bytes.EqualFold(k, []byte("Connection")):
-			if bytes.EqualFold(v, []byte("close")) {
-				keep = false
-			}
+			a.keep = false
+			return a, err
+		}
+		if rerr != nil {
+			return answer{}, rerr
 		}
 	}
-	rc.body = rc.body[:0]
-	switch {
-	case chunked:
-		for {
-			sz, err := rc.line()
-			if err != nil {
-				return 0, nil, false, err
-			}
-			if i := bytes.IndexByte(sz, ';'); i >= 0 {
-				sz = sz[:i]
-			}
-			n, err := strconv.ParseInt(string(bytes.TrimSpace(sz)), 16, 32)
-			if err != nil || n < 0 {
-				return 0, nil, false, fmt.Errorf("bad chunk size %q", sz)
-			}
-			if n == 0 {
-				// Trailers, then the empty line.
-				for {
-					t, err := rc.line()
-					if err != nil {
-						return 0, nil, false, err
-					}
-					if len(t) == 0 {
-						break
-					}
-				}
-				break
-			}
-			if err := rc.readN(int(n)); err != nil {
-				return 0, nil, false, err
-			}
-			if crlf, err := rc.line(); err != nil || len(crlf) != 0 {
-				return 0, nil, false, fmt.Errorf("chunk not followed by CRLF")
-			}
-		}
-	case length >= 0:
-		if err := rc.readN(length); err != nil {
-			return 0, nil, false, err
-		}
-	case status == 204 || status == 304 || status/100 == 1:
-	default:
-		// No length: the body runs to the connection's end.
-		b, err := io.ReadAll(rc.br)
-		if err != nil {
-			return 0, nil, false, err
-		}
-		rc.body, keep = append(rc.body, b...), false
-	}
-	return status, rc.body, keep, nil
-}
-
-// atoi reads a non-negative decimal number (-1 if s is not one).
-func atoi(s []byte) int {
-	if len(s) == 0 || len(s) > 12 {
-		return -1
-	}
-	n := 0
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return -1
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
-}
-
-// readN appends the next n bytes to the body, growing it only when it is
-// too small.
-func (rc *RawConn) readN(n int) error {
-	start := len(rc.body)
-	rc.body = slices.Grow(rc.body, n)[:start+n]
-	_, err := io.ReadFull(rc.br, rc.body[start:])
-	return err
-}
-
-// line reads one CRLF-terminated line without its end; it is valid until
-// the next read.
-func (rc *RawConn) line() ([]byte, error) {
-	b, err := rc.br.ReadSlice('\n')
-	if err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b, "\r\n"), nil
 }
