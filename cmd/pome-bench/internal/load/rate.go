@@ -297,9 +297,10 @@ type RateResult struct {
 	ServerCPUUS float64 `json:"server_cpu_us_per_request,omitempty"`
 	StoreCPUUS  float64 `json:"store_cpu_us_per_request,omitempty"`
 	ClientCPUUS float64 `json:"client_cpu_us_per_request,omitempty"`
-	// MachineBusy is the share of the machine's CPU time that was busy
-	// during the run (all processes and the kernel), MachineSteal the share
-	// the hypervisor gave to others; both read from /proc/stat.
+	// MachineBusy is the share of the wall time, over every CPU, that
+	// /proc/stat does not count idle during the run (all processes, the
+	// kernel and the hypervisor's steal), MachineSteal the share the
+	// hypervisor gave to others (BusyShare).
 	MachineBusy  float64   `json:"machine_busy,omitempty"`
 	MachineSteal float64   `json:"machine_steal,omitempty"`
 	Mem          *MemDelta `json:"server_mem,omitempty"`
@@ -414,7 +415,7 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 	}
 	rep.Sandboxes = len(sbs)
 	probe := &memProbe{pid: cfg.ServerPID, client: client, logf: logf}
-	cpu := cpuProbe{server: cfg.ServerPID, store: cfg.StorePID}
+	cpu := cpuProbe{server: cfg.ServerPID, store: cfg.StorePID, machine: true}
 	for _, c := range cfg.Calls {
 		if ctx.Err() != nil {
 			break
