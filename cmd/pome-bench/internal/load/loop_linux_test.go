@@ -136,9 +136,11 @@ func TestLoopClient(t *testing.T) {
 		}
 	}
 	srv.mu.Unlock()
-	// One new connection for each answer that closed its own (i%5 == 2).
-	if got, want := srv.conns.Load(), int32(conns+n/5); got != want {
-		t.Errorf("%d connections, want %d", got, want)
+	// A new connection for each answer that closed its own (i%5 == 2),
+	// when that connection was needed again: at most one each, and all
+	// but the last of each connection's.
+	if got := srv.conns.Load(); got > conns+n/5 || got < n/5 {
+		t.Errorf("%d connections, want %d to %d", got, n/5, conns+n/5)
 	}
 	// The client keeps its connections for the next run.
 	res = lc.Run(context.Background(), sched.shifted(time.Now()), checkLoopAnswer)
