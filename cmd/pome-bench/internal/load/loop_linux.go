@@ -17,7 +17,7 @@ import (
 // or an answer arrives. A request costs a write, a read and a share of a
 // wake-up, with no goroutine parked or woken and no timer of the
 // runtime's. With a goroutine per sender (the raw client) each request
-// parks and wakes two goroutines, and at 10,000 requests a second the
+// parks and wakes its sender twice, and at 10,000 requests a second the
 // runtime's thread hand-offs (futex waits and wake-ups) took most of the
 // load tool's half a CPU, on the same two cores as the server it measures.
 
