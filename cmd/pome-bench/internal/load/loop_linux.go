@@ -38,9 +38,8 @@ type loopConn struct {
 	state int
 	// out is what is left to write of the request in flight.
 	out []byte
-	// i is the request in flight, due and sent its times.
-	i         int64
-	due, sent time.Time
+	// due is when the request in flight was due.
+	due time.Time
 	// buf holds the bytes read of its answer.
 	buf     []byte
 	scratch []byte
@@ -65,8 +64,7 @@ type loop struct {
 	idle   []int
 	busy   int
 	tl     *timeline
-	res    OpenLoopResult
-	last   time.Time
+	tally  tally
 	events []syscall.EpollEvent
 }
 
@@ -131,7 +129,7 @@ func NewLoopClient(conns int, reqs []RawRequest) (*LoopClient, error) {
 func (lc *LoopClient) Run(ctx context.Context, sched Schedule, check func(status int, body []byte) error) *OpenLoopResult {
 	l := lc.l
 	l.ctx, l.sched, l.check = ctx, sched, check
-	l.tl, l.res, l.last = newTimeline(sched, sched.SlowOver), OpenLoopResult{}, time.Time{}
+	l.tl, l.tally = newTimeline(sched, sched.SlowOver), tally{}
 	l.run()
 	for k := range l.conns {
 		if l.conns[k].state == loopBusy || l.conns[k].state == loopConnecting {
@@ -141,14 +139,7 @@ func (lc *LoopClient) Run(ctx context.Context, sched Schedule, check func(status
 		}
 	}
 	l.busy = 0
-	res := l.res
-	res.Offered = sched.Count
-	res.Cut = ctx.Err() != nil
-	res.Stalls = l.tl.stalls()
-	if !l.last.IsZero() {
-		res.Elapsed = l.last.Sub(sched.Start)
-	}
-	return &res
+	return openLoopResult(sched, l.tl, ctx.Err() != nil, &l.tally)
 }
 
 // Close closes the client's connections.
@@ -222,7 +213,7 @@ func (l *loop) run() {
 		}
 		n, err := l.wait(timeout)
 		if err != nil {
-			l.fail(fmt.Errorf("epoll: %w", err))
+			l.tally.answered(l.tl, l.sched, time.Time{}, time.Now(), fmt.Errorf("epoll: %w", err))
 			return
 		}
 		for _, ev := range l.events[:n] {
@@ -234,15 +225,11 @@ func (l *loop) run() {
 // send starts request i on connection k.
 func (l *loop) send(k int, i int64, due, now time.Time) {
 	c := &l.conns[k]
-	c.i, c.due, c.sent = i, due, now
+	c.due = due
 	c.out = l.reqs[i%int64(len(l.reqs))].Bytes
 	c.buf = c.buf[:0]
 	l.busy++
-	lag := now.Sub(due)
-	l.res.StartLag.Record(lag)
-	if lag > lateAfter {
-		l.res.Late++
-	}
+	l.tally.sent(now.Sub(due))
 	if c.state == loopClosed {
 		if err := l.dial(k); err != nil {
 			l.done(k, 0, nil, err)
@@ -351,35 +338,18 @@ func (l *loop) read(k int) {
 // and frees the connection; a failed one is closed.
 func (l *loop) done(k int, status int, body []byte, err error) {
 	c := &l.conns[k]
-	now := time.Now()
 	l.busy--
-	if now.After(l.last) {
-		l.last = now
-	}
 	if err == nil {
 		err = l.check(status, body)
 	} else {
 		l.closeConn(k)
 	}
-	if err != nil {
-		l.fail(err)
-	} else {
-		l.res.Completed++
-		l.res.Latency.Record(now.Sub(c.due))
-		l.tl.record(c.due.Sub(l.sched.Start), now.Sub(c.due))
-	}
+	l.tally.answered(l.tl, l.sched, c.due, time.Now(), err)
 	if c.state == loopBusy {
 		c.state = loopIdle
 	}
 	c.out = nil
 	l.idle = append(l.idle, k)
-}
-
-func (l *loop) fail(err error) {
-	l.res.Errors++
-	if l.res.ErrorSample == "" {
-		l.res.ErrorSample = err.Error()
-	}
 }
 
 // dial opens connection k without waiting: it is idle if the connection

@@ -160,6 +160,65 @@ func (r *OpenLoopResult) AchievedRate() float64 {
 	return float64(r.Completed) / r.Elapsed.Seconds()
 }
 
+// tally is what one sender of an open-loop run counted (the loop client's
+// one loop is one sender).
+type tally struct {
+	lat, lag       Histogram
+	ok, errs, late uint64
+	last           time.Time
+	firstErr       error
+}
+
+// sent counts a request sent lag after it was due.
+func (t *tally) sent(lag time.Duration) {
+	t.lag.Record(lag)
+	if lag > lateAfter {
+		t.late++
+	}
+}
+
+// answered counts a request due at due and answered at done, failed with
+// err (nil: answered right), in t and in the run's timeline.
+func (t *tally) answered(tl *timeline, sched Schedule, due, done time.Time, err error) {
+	if done.After(t.last) {
+		t.last = done
+	}
+	if err != nil {
+		t.errs++
+		if t.firstErr == nil {
+			t.firstErr = err
+		}
+		return
+	}
+	t.ok++
+	t.lat.Record(done.Sub(due))
+	tl.record(due.Sub(sched.Start), done.Sub(due))
+}
+
+// openLoopResult adds up the senders' tallies of a run of sched over tl
+// that ended with cut.
+func openLoopResult(sched Schedule, tl *timeline, cut bool, ts ...*tally) *OpenLoopResult {
+	res := &OpenLoopResult{Offered: sched.Count, Cut: cut, Stalls: tl.stalls()}
+	var last time.Time
+	for _, t := range ts {
+		res.Latency.Merge(&t.lat)
+		res.StartLag.Merge(&t.lag)
+		res.Completed += t.ok
+		res.Errors += t.errs
+		res.Late += t.late
+		if t.last.After(last) {
+			last = t.last
+		}
+		if t.firstErr != nil && res.ErrorSample == "" {
+			res.ErrorSample = t.firstErr.Error()
+		}
+	}
+	if !last.IsZero() {
+		res.Elapsed = last.Sub(sched.Start)
+	}
+	return res
+}
+
 // OpenLoop sends the schedule's requests with senders goroutines: each
 // takes the next request, waits for its due time, sends it with do and
 // records its latency from the due time. With enough senders every
@@ -167,19 +226,13 @@ func (r *OpenLoopResult) AchievedRate() float64 {
 // and its latency says so.
 func OpenLoop(ctx context.Context, sched Schedule, senders int, clock Clock, do func(ctx context.Context, sender int, i int64) error) *OpenLoopResult {
 	senders = max(1, senders)
-	type sender struct {
-		lat, lag       Histogram
-		ok, errs, late uint64
-		last           time.Time
-		firstErr       error
-	}
-	ss := make([]*sender, senders)
+	ts := make([]*tally, senders)
 	tl := newTimeline(sched, sched.SlowOver)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for k := range ss {
-		s := &sender{}
-		ss[k] = s
+	for k := range ts {
+		t := &tally{}
+		ts[k] = t
 		wg.Add(1)
 		go func(sender int) {
 			defer wg.Done()
@@ -206,48 +259,13 @@ func OpenLoop(ctx context.Context, sched Schedule, senders int, clock Clock, do 
 					// Cut by the run's time bound, not answered wrong.
 					return
 				}
-				done := clock.Now()
-				if done.After(s.last) {
-					s.last = done
-				}
-				lag := sent.Sub(due)
-				s.lag.Record(lag)
-				if lag > lateAfter {
-					s.late++
-				}
-				if err != nil {
-					s.errs++
-					if s.firstErr == nil {
-						s.firstErr = err
-					}
-					continue
-				}
-				s.ok++
-				s.lat.Record(done.Sub(due))
-				tl.record(due.Sub(sched.Start), done.Sub(due))
+				t.sent(sent.Sub(due))
+				t.answered(tl, sched, due, clock.Now(), err)
 			}
 		}(k)
 	}
 	wg.Wait()
-	res := &OpenLoopResult{Offered: sched.Count, Cut: ctx.Err() != nil, Stalls: tl.stalls()}
-	var last time.Time
-	for _, s := range ss {
-		res.Latency.Merge(&s.lat)
-		res.StartLag.Merge(&s.lag)
-		res.Completed += s.ok
-		res.Errors += s.errs
-		res.Late += s.late
-		if s.last.After(last) {
-			last = s.last
-		}
-		if s.firstErr != nil && res.ErrorSample == "" {
-			res.ErrorSample = s.firstErr.Error()
-		}
-	}
-	if !last.IsZero() {
-		res.Elapsed = last.Sub(sched.Start)
-	}
-	return res
+	return openLoopResult(sched, tl, ctx.Err() != nil, ts...)
 }
 
 // RateConfig is one run of the constant-rate mode.
