@@ -76,15 +76,26 @@ func (realClock) newSleeper() (sleeper, error) { return newSleeper() }
 
 func (realClock) Now() time.Time { return time.Now() }
 
-// SleepUntil sleeps without a timer channel: a sender waits at most
-// senders/rate ahead of its due time (26 ms for 256 senders at 10,000 a
-// second), so a cancelled run still stops at once, and at 10,000 wake-ups
-// a second the sleep's cost is the client's. It can wake up to a
-// millisecond late (the runtime's timers); on Linux senders sleep on a
-// timerfd of their own instead (sleeper_linux.go).
-func (realClock) SleepUntil(_ context.Context, t time.Time) {
-	if d := time.Until(t); d > 0 {
+// SleepUntil sleeps on the runtime's timers, and can wake up to a
+// millisecond late; on Linux senders sleep on a timerfd of their own
+// instead (sleeper_linux.go).
+func (realClock) SleepUntil(ctx context.Context, t time.Time) { sleepUntil(ctx, t) }
+
+// sleepUntil returns at t, or at once if t has passed or ctx is done.
+func sleepUntil(ctx context.Context, t time.Time) {
+	d := time.Until(t)
+	if d <= 0 || ctx.Err() != nil {
+		return
+	}
+	if ctx.Done() == nil {
 		time.Sleep(d)
+		return
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
 	}
 }
 

@@ -36,6 +36,12 @@ type timerSleeper struct {
 	fd   uintptr
 	spec itimerspec
 	buf  [8]byte
+	// ctx is the context the sleeper wakes for when it is done (a sender
+	// sleeps under one context all its life): its end sets the timerfd's
+	// read deadline in the past, which ends the wait, and every later one
+	// at once. stop unregisters that.
+	ctx  context.Context
+	stop func() bool
 }
 
 // newSleeper returns a sender's precise sleeper.
@@ -55,21 +61,38 @@ func newSleeper() (sleeper, error) {
 }
 
 func (s *timerSleeper) SleepUntil(ctx context.Context, t time.Time) {
-	// The whole wait on the timerfd: one wake-up a request. (A sender
-	// waits at most senders/rate ahead, as on the runtime's timers.)
+	// The whole wait on the timerfd: one wake-up a request.
 	d := time.Until(t)
-	if d <= 0 {
+	if d <= 0 || ctx.Err() != nil {
 		return
+	}
+	if ctx != s.ctx {
+		s.wakeFor(ctx)
 	}
 	// A relative expiry: d from now, once (it_interval zero).
 	s.spec = itimerspec{value: syscall.NsecToTimespec(int64(d))}
 	if _, _, errno := syscall.Syscall6(syscall.SYS_TIMERFD_SETTIME, s.fd, 0, uintptr(unsafe.Pointer(&s.spec)), 0, 0, 0); errno != 0 {
-		time.Sleep(time.Until(t))
+		sleepUntil(ctx, t)
 		return
 	}
-	if _, err := s.f.Read(s.buf[:]); err != nil {
-		time.Sleep(time.Until(t))
+	if _, err := s.f.Read(s.buf[:]); err != nil && ctx.Err() == nil {
+		sleepUntil(ctx, t)
 	}
 }
 
-func (s *timerSleeper) Close() { s.f.Close() }
+// wakeFor makes the end of ctx end the sleeper's waits.
+func (s *timerSleeper) wakeFor(ctx context.Context) {
+	if s.stop != nil {
+		s.stop()
+	}
+	s.f.SetReadDeadline(time.Time{})
+	s.ctx = ctx
+	s.stop = context.AfterFunc(ctx, func() { s.f.SetReadDeadline(time.Unix(1, 0)) })
+}
+
+func (s *timerSleeper) Close() {
+	if s.stop != nil {
+		s.stop()
+	}
+	s.f.Close()
+}

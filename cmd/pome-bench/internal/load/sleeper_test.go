@@ -37,6 +37,45 @@ func TestSleeperNeverEarly(t *testing.T) {
 	}
 }
 
+// TestSleepEndsWithContext: a sleep ends when its context does, not at its
+// time (a run cut by its bound, or by ^C, stops its senders at once), and
+// later sleeps under that context return at once; a sleeper then given a
+// live context sleeps again, never early. For the timerfd sleeper and the
+// runtime's timers (the clock of --pacing runtime, and off Linux).
+func TestSleepEndsWithContext(t *testing.T) {
+	sleepers := map[string]func(context.Context, time.Time){"runtime": RealClock.SleepUntil}
+	if sl, err := newSleeper(); err == nil {
+		defer sl.Close()
+		sleepers["timerfd"] = sl.SleepUntil
+	}
+	for name, sleep := range sleepers {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(20*time.Millisecond, cancel)
+			start := time.Now()
+			sleep(ctx, start.Add(time.Minute))
+			if took := time.Since(start); took > 10*time.Second {
+				t.Fatalf("a sleep of a minute whose context ended after 20ms took %v", took)
+			}
+			start = time.Now()
+			for range 100 {
+				sleep(ctx, time.Now().Add(time.Minute))
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Fatalf("100 sleeps under an ended context took %v", took)
+			}
+			live := context.Background()
+			for range 3 {
+				due := time.Now().Add(5 * time.Millisecond)
+				sleep(live, due)
+				if now := time.Now(); now.Before(due) {
+					t.Fatalf("a sleep under a live context after an ended one returned %v before its time", due.Sub(now))
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkSleepLateness: how late a sleep until 200 µs from now returns,
 // on the runtime's timers and on a timerfd (late-µs/op; lower is better).
 func BenchmarkSleepLateness(b *testing.B) {
