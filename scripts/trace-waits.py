@@ -11,8 +11,16 @@ wait over 5 ms, and the count and p99 of the waits.
         "http://127.0.0.1:7611/debug/pprof/trace?seconds=4" -o server.trace
     go tool trace -d=parsed server.trace | python3 scripts/trace-waits.py
 
+With --slices it prints instead the longest times a goroutine ran without stopping, grouped
+by where each ended (the top of its stack then) and by whether the goroutine helped the
+collector mark during it (a mark assist): one that ends in gcBgMarkWorker is the collector's
+own marking, one that ends in a write system call a request's work up to its answer.
+
+    go tool trace -d=parsed server.trace | python3 scripts/trace-waits.py --slices
+
 The text format is the Go toolchain's debug output (Go 1.26 here), not a stable interface.
 """
+import collections
 import re
 import sys
 
@@ -20,10 +28,55 @@ WINDOW_NS = 10_000_000
 SLOW_NS = 5_000_000
 
 transition = re.compile(r'^M=\S+ P=\S+ G=\S+ StateTransition Time=(\d+) GoID=(\d+) (\w+)->(\w+)')
+assist = re.compile(r'^M=\S+ P=\S+ G=\S+ RangeBegin Time=\d+ Name="GC mark assist" Scope=Goroutine\((\d+)\)')
 mark = re.compile(r'^M=\S+ P=\S+ G=\S+ Range(Begin|End) Time=(\d+) Name="GC concurrent mark phase"')
 
 
+def slices(top=60, depth=4):
+    """The top longest running slices, grouped by the frames where each ended (its TransitionStack)."""
+    running = {}
+    assisted = set()  # goroutines that began a mark assist in their running slice
+    found = []  # (ns, frames, assisted)
+    frames = None
+    for line in sys.stdin:
+        if line.startswith('M='):
+            frames = None
+            m = assist.match(line)
+            if m:
+                assisted.add(m.group(1))
+                continue
+            m = transition.match(line)
+            if not m:
+                continue
+            t, g, frm, to = int(m.group(1)), m.group(2), m.group(3), m.group(4)
+            if to == 'Running':
+                running[g] = t
+                assisted.discard(g)
+            elif frm == 'Running' and g in running:
+                frames = []
+                found.append((t - running.pop(g), frames, g in assisted))
+        elif frames is not None and line.startswith('Stack='):
+            frames = None  # the goroutine's stack again, after its TransitionStack
+        elif frames is not None and line.startswith('\t') and not line.startswith('\t\t'):
+            if len(frames) < depth:
+                frames.append(line.strip().split(' @ ')[0].rsplit('/', 1)[-1])
+    if not found:
+        sys.exit('no goroutine transitions in the input: give it `go tool trace -d=parsed TRACE`')
+    found.sort(key=lambda f: -f[0])
+    ns = sorted(d for d, _, _ in found)
+    print(f'{len(ns)} running slices, p99 {ns[int(0.99 * len(ns))] / 1e6:.3f} ms, '
+          f'{sum(1 for d in ns if d > 2_000_000)} over 2 ms; the {min(top, len(found))} longest '
+          f'({found[min(top, len(found)) - 1][0] / 1e6:.2f} ms and over), by where they ended:')
+    groups = collections.Counter((' < '.join(f) or '(no stack)') + (' [mark assist]' if a else '')
+                                 for _, f, a in found[:top])
+    for where, n in groups.most_common():
+        print(f'{n:4d}  {where}')
+
+
 def main():
+    if sys.argv[1:] == ['--slices']:
+        slices()
+        return
     runnable = {}
     waits = {}  # window -> waits (ns)
     phases = []
