@@ -74,9 +74,12 @@ def slices(top=60, depth=4):
 
 
 def main():
-    if sys.argv[1:] == ['--slices']:
+    args = sys.argv[1:]
+    if args == ['--slices']:
         slices()
         return
+    if args:
+        sys.exit('usage: go tool trace -d=parsed TRACE | trace-waits.py [--slices]')
     runnable = {}
     waits = {}  # window -> waits (ns)
     phases = []

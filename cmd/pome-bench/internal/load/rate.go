@@ -107,7 +107,7 @@ var RealClock Clock = realClock{}
 type runtimeClock struct{}
 
 func (runtimeClock) Now() time.Time                              { return time.Now() }
-func (runtimeClock) SleepUntil(ctx context.Context, t time.Time) { realClock{}.SleepUntil(ctx, t) }
+func (runtimeClock) SleepUntil(ctx context.Context, t time.Time) { sleepUntil(ctx, t) }
 
 // How the senders of a run wait for their requests' due times.
 const (
