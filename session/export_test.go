@@ -10,16 +10,17 @@ import (
 // Internals the external tests (which must live in session_test to import
 // storetest) pin or inspect.
 var (
-	MetaKey      = metaKey
-	StateKey     = stateKey
-	SeedKey      = seedKey
-	TapeKey      = tapeKey
-	TapeSeqKey   = tapeSeqKey
-	LockKey      = lockKey
-	SandboxKeys  = sandboxKeys
-	TeamIndexKey = teamIndexKey
-	TeamOpenKey  = teamOpenKey
-	TeamUsageKey = teamUsageKey
+	MetaKey       = metaKey
+	StateKey      = stateKey
+	SeedKey       = seedKey
+	TapeKey       = tapeKey
+	TapeSeqKey    = tapeSeqKey
+	TapeBodiesKey = tapeBodiesKey
+	LockKey       = lockKey
+	SandboxKeys   = sandboxKeys
+	TeamIndexKey  = teamIndexKey
+	TeamOpenKey   = teamOpenKey
+	TeamUsageKey  = teamUsageKey
 )
 
 // BudgetKeys are the keys of the server budgets' counters in scope.
@@ -146,4 +147,10 @@ func (s *MemoryStore) ListedBacklog(team string) int {
 		return len(t.listed) - t.listedHead
 	}
 	return 0
+}
+
+// WithCallID gives ctx the call id Manager.Record gives every try of one
+// append.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
 }

@@ -37,6 +37,9 @@ type RedisStore struct {
 	worlds *worldCache
 	// metas saves decoding sandbox records read again unchanged.
 	metas metaCache
+	// bodies remembers the response bodies this process stored for rows
+	// that hold them by reference (redis_bodies.go).
+	bodies bodyCache
 	// batch sends the hot path's commands of concurrent calls to Redis
 	// together (see redis_batch.go), unless direct is set.
 	batch  *batcher
@@ -189,7 +192,7 @@ end
 // createScript writes a sandbox's keys, refusing an id already in use,
 // unless by this very record (the same create, sent again after its reply
 // was lost).
-// KEYS: meta, then per twin state, seed, tape, tapeseq.
+// KEYS: meta, then per twin state, seed, tape, tapeseq, tapebodies.
 // ARGV: retain-until ms, meta JSON, then per twin its seed document.
 var createScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
@@ -199,8 +202,8 @@ local at = ARGV[1]
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('PEXPIREAT', KEYS[1], at)
 local doc = 3
-for i = 2, #KEYS, 4 do
-  redis.call('DEL', KEYS[i+2], KEYS[i+3])
+for i = 2, #KEYS, 5 do
+  redis.call('DEL', KEYS[i+2], KEYS[i+3], KEYS[i+4])
   redis.call('HSET', KEYS[i], 'doc', ARGV[doc], 'ver', 1)
   redis.call('PEXPIREAT', KEYS[i], at)
   redis.call('SET', KEYS[i+1], ARGV[doc])
@@ -291,12 +294,16 @@ const (
 // kept. An append sent again, by the client after its reply was lost or by
 // Manager.Record's retries, answers the seq it took the first time (its
 // call id, ARGV[3], is among the state's recent calls) and stores nothing.
-// KEYS: meta, state, tapeseq, tape. ARGV: row JSON after `{"seq":0,`, cap,
-// call id.
+// A row may hold its response body by reference (redis_bodies.go): ARGV[4]
+// names the body, ARGV[5] is the body itself or empty if it is stored.
+// KEYS: meta, state, tapeseq, tape, tapebodies. ARGV: row JSON after
+// `{"seq":0,` (or its reference form), cap, call id, body hash or empty,
+// body or empty.
 var appendScript = redis.NewScript(luaExpiry + luaRecent + luaAppendReplay + `
 if not st[1] then return -1 end
 local at = expiry(KEYS[1])
 if at == -2 then return -1 end
+local bhash, body = ARGV[4], ARGV[5]
 ` + luaAppendRow)
 
 // luaAppendReplay starts the append scripts: it reads the state's version
@@ -318,8 +325,16 @@ if done then return done end
 // says the tape budget is spent (RedisStore.tapeCap): the tape is cut
 // where it is, in the state's 'cut' field, and keeps no row past it from
 // then on, whatever cap later appends bring, so its rows stay a prefix.
+//
+// A script that takes rows holding their response body by reference sets
+// bhash (the body's name; empty for a row that holds its body) and body
+// (empty when the caller believes it stored; KEYS[5] is then the bodies
+// hash): a body neither sent nor stored is answered needBody before
+// anything changes, and a body sent is stored with the row that refers to
+// it, and only then. A script without such rows sets bhash empty.
 const luaAppendRow = `
 if at < 0 then return redis.error_reply('sandbox meta without expiry') end
+if bhash ~= '' and body == '' and redis.call('HEXISTS', KEYS[5], bhash) == 0 then return ` + needBodyLua + ` end
 local seq = redis.call('INCR', KEYS[3])
 if seq == 1 then redis.call('PEXPIREAT', KEYS[3], at) end
 local cap = tonumber(ARGV[2])
@@ -331,6 +346,9 @@ cap = math.abs(cap)
 if st[3] then cap = math.min(cap, tonumber(st[3])) end
 if seq <= cap then
   if redis.call('RPUSH', KEYS[4], ARGV[1]) == 1 then redis.call('PEXPIREAT', KEYS[4], at) end
+  if bhash ~= '' and body ~= '' and redis.call('HSETNX', KEYS[5], bhash, body) == 1 then
+    redis.call('PEXPIREAT', KEYS[5], at)
+  end
 end
 redis.call('HSET', KEYS[2], 'calls', remember(st[2], ARGV[3], seq, ` + recentCalls + `))
 return seq
@@ -1023,30 +1041,72 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	// wrote it to Redis, and the append's context is never cancelled, so
 	// it never outlives the call queued), and its buffer is used again.
 	buf := rowBufs.Get().(*[]byte)
-	data := r.AppendJSON((*buf)[:0])
-	defer func() {
-		if cap(data) <= maxPooledRow {
-			*buf = data[:0]
-			rowBufs.Put(buf)
+	// A row that changed nothing and carries a large answer may keep it by
+	// reference (redis_bodies.go): it is encoded after room for the
+	// reference, which then takes the place of its leading seq.
+	byRef := !row.StateMutation && len(row.Response.Body) >= minBodyRef && sb.pendingSave() == nil
+	var data, body []byte
+	lead := 0
+	if byRef {
+		lead = bodyRefHead - len(seqPrefix)
+		var cut int
+		data, body, cut = r.AppendJSONSplit(append((*buf)[:0], make([]byte, lead)...))
+		if body != nil {
+			cut -= lead + len(seqPrefix)
 		}
-	}()
-	if !bytes.HasPrefix(data, seqPrefix) {
-		return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data)
+		defer func() { s.putRowBuf(buf, data) }()
+		if !bytes.HasPrefix(data[lead:], seqPrefix) {
+			return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data[lead:])
+		}
+		if body == nil {
+			// Written other than as it came (compacted): the row keeps it.
+			byRef = false
+		} else if err := encodeBodyRef(data, bodyHash(body), cut); err != nil {
+			return 0, err
+		}
+	} else {
+		data = r.AppendJSON((*buf)[:0])
+		defer func() { s.putRowBuf(buf, data) }()
+		if !bytes.HasPrefix(data, seqPrefix) {
+			return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data)
+		}
 	}
 	if sb.Stale() {
 		// Refused before (a write made with it): its answer is void.
 		return 0, ErrStale
 	}
+	// The row after its seq, and what is sent for it.
+	tail := data[lead+len(seqPrefix):]
 	if p := sb.pendingSave(); p != nil && p.tw.Name == row.Twin {
-		return s.appendSaving(ctx, sb, row, p, data[len(seqPrefix):])
+		return s.appendSaving(ctx, sb, row, p, tail)
 	}
-	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin)}
+	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin), tapeBodiesKey(sb.ID, row.Twin)}
 	script, extra := appendFor(sb)
 	capped := s.tapeCap(sb)
-	args := append([]any{data[len(seqPrefix):], capped, callID(ctx)}, extra...)
+	stored := tail
+	hash, sent := "", []byte{}
+	var known bodyKey
+	if byRef {
+		stored, hash = data, string(data[1:33])
+		known = bodyKey{sandbox: sb.ID, created: sb.CreatedAt.UnixNano(), twin: row.Twin, hash: hash}
+		if !s.bodies.has(known) {
+			sent = body
+		}
+	}
+	args := append([]any{stored, capped, callID(ctx), hash, sent}, extra...)
 	// As a save, the append waits for its answer even once the call is
 	// cancelled: sent, it may well have taken a seq.
 	seq, err := s.runScript(uncancelled(ctx), script, keys, args...).Int64()
+	if err == nil && seq == needBody && byRef && len(sent) == 0 {
+		// Not stored after all: sent again with it (nothing was stored,
+		// the call id not taken).
+		s.bodies.forget(known)
+		sent, args[4] = body, body
+		seq, err = s.runScript(uncancelled(ctx), script, keys, args...).Int64()
+	}
+	if err == nil && seq == needBody {
+		err = errors.New("the append script asked for a response body it was sent")
+	}
 	if err != nil && sb.Speculative() {
 		// The answer of a speculative read is still held back: rather than
 		// retry (see Manager.Record), it is replaced by the prompt 503 its
@@ -1062,9 +1122,21 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	if seq < 0 {
 		return 0, ErrNotFound
 	}
-	s.kept(sb, seq, capped, int64(len(data)-len(seqPrefix)))
+	s.kept(sb, seq, capped, int64(len(stored)+len(sent)))
+	if byRef && capped > 0 && seq <= capped {
+		s.bodies.add(known)
+	}
 	row.Seq = seq
 	return seq, nil
+}
+
+// putRowBuf gives an encoding's buffer back for the next row, unless a rare
+// large row grew it.
+func (s *RedisStore) putRowBuf(buf *[]byte, data []byte) {
+	if cap(data) <= maxPooledRow {
+		*buf = data[:0]
+		rowBufs.Put(buf)
+	}
 }
 
 // rowBufs holds buffers for tape rows on their way to Redis (Append): an

@@ -250,6 +250,7 @@ if st[1] ~= ARGV[4] then return 0 end
 local bd = redis.call('HMGET', KEYS[2], 'base', 'dlen')
 store(KEYS[2], st[1], bd[1], bd[2], ARGV[7], ARGV[5])
 redis.call('PEXPIREAT', KEYS[2], at)
+local bhash, body = '', ''
 ` + luaAppendRow)
 
 // compactScript makes the document of version ARGV[1] the state's base,

@@ -103,15 +103,19 @@ func (s *RedisStore) GetCached(id, twin string) (*Sandbox, bool) {
 // appendCheckedScript is appendScript for a speculative record: it stores
 // the row only if the record and the twin's state version are still the
 // ones the call was served from, and answers -3 (nothing stored) if not.
-// KEYS: meta, state, tapeseq, tape. ARGV: row JSON after `{"seq":0,`, cap,
-// call id, the record as read, the state version.
+// KEYS: meta, state, tapeseq, tape, tapebodies. ARGV: row JSON after
+// `{"seq":0,` (or its reference form), cap, call id, body hash or empty,
+// body or empty (as appendScript's), the record as read, the state
+// version.
 var appendCheckedScript = redis.NewScript(luaExpiry + luaRecent + luaAppendReplay + `
-if redis.call('GET', KEYS[1]) ~= ARGV[4] then return -3 end
-if st[1] ~= ARGV[5] then return -3 end
+if redis.call('GET', KEYS[1]) ~= ARGV[6] then return -3 end
+if st[1] ~= ARGV[7] then return -3 end
 local at = expiry(KEYS[1])
+local bhash, body = ARGV[4], ARGV[5]
 ` + luaAppendRow)
 
-// appendFor picks the append script for sb, and its extra arguments.
+// appendFor picks the append script for sb, and the arguments it takes
+// after appendScript's.
 func appendFor(sb *Sandbox) (*redis.Script, []any) {
 	if sb.spec == nil {
 		return appendScript, nil

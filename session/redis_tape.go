@@ -2,6 +2,9 @@ package session
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -11,7 +14,9 @@ import (
 // without decoding them: a tape read sends them on as they are. Rows are
 // read by list index: seq N is at index N-1. A row is stored without its
 // seq, as the JSON after `{"seq":N,` (luaAppendRow), and gets it back
-// here; a row stored whole, by an earlier version, is sent as it is.
+// here; a row stored whole, by an earlier version, is sent as it is; a
+// row holding its response body by reference (redis_bodies.go) gets the
+// body back in its place, read in one more round trip for the page.
 func (s *RedisStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, after int64, limit int) ([][]byte, error) {
 	after = max(after, 0)
 	stop := int64(-1)
@@ -33,12 +38,59 @@ func (s *RedisStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, afte
 		return nil, ErrNotFound
 	}
 	out := make([][]byte, len(rows.Val()))
+	var refs []string // bodies the rows hold by reference, once each
 	for i, raw := range rows.Val() {
-		if strings.HasPrefix(raw, "{") {
+		switch {
+		case strings.HasPrefix(raw, "{"):
 			out[i] = []byte(raw)
+		case strings.HasPrefix(raw, "#"):
+			hash, _, _, err := decodeBodyRef(raw)
+			if err != nil {
+				return nil, fmt.Errorf("tape %s row %d: %w", twin, after+int64(i)+1, err)
+			}
+			if !slices.Contains(refs, hash) {
+				refs = append(refs, hash)
+			}
+		default:
+			out[i] = withSeq(after+int64(i)+1, raw)
+		}
+	}
+	if len(refs) == 0 {
+		return out, nil
+	}
+	got, err := s.rdb.HMGet(ctx, tapeBodiesKey(sb.ID, twin), refs...).Result()
+	if err != nil {
+		return nil, err
+	}
+	bodies := make(map[string]string, len(refs))
+	for i, v := range got {
+		if b, ok := v.(string); ok {
+			bodies[refs[i]] = b
+		}
+	}
+	for i, raw := range rows.Val() {
+		if out[i] != nil {
 			continue
 		}
-		out[i] = withSeq(after+int64(i)+1, raw)
+		hash, cut, rest, _ := decodeBodyRef(raw)
+		body, ok := bodies[hash]
+		if !ok {
+			if s.rdb.Exists(ctx, stateKey(sb.ID, twin)).Val() == 0 {
+				return nil, ErrNotFound // discarded or expired since the rows were read
+			}
+			return nil, fmt.Errorf("tape %s row %d: response body %s is not stored", twin, after+int64(i)+1, hash)
+		}
+		out[i] = withBody(after+int64(i)+1, rest[:cut], body, rest[cut:])
 	}
 	return out, nil
+}
+
+// withBody is a row held with its body by reference, whole again: its seq,
+// the rest up to where the body goes, the body, and the rest after it.
+func withBody(seq int64, before, body, after string) []byte {
+	var head [32]byte
+	h := strconv.AppendInt(append(head[:0], `{"seq":`...), seq, 10)
+	buf := make([]byte, 0, len(h)+1+len(before)+len(body)+len(after))
+	buf = append(append(buf, h...), ',')
+	return append(append(append(buf, before...), body...), after...)
 }

@@ -65,6 +65,7 @@ func TestRedisKeyNames(t *testing.T) {
 		session.SeedKey(id, "github"):       "pome:{ses_L2RwKae6MWKMg1v2}:github:seed",
 		session.TapeKey(id, "github"):       "pome:{ses_L2RwKae6MWKMg1v2}:github:tape",
 		session.TapeSeqKey(id, "github"):    "pome:{ses_L2RwKae6MWKMg1v2}:github:tapeseq",
+		session.TapeBodiesKey(id, "github"): "pome:{ses_L2RwKae6MWKMg1v2}:github:tapebodies",
 		session.LockKey(id, "github"):       "pome:{ses_L2RwKae6MWKMg1v2}:github:lock",
 		session.TeamIndexKey("acme"):        "pome:team:{acme}:sandboxes",
 		session.TeamOpenKey("acme"):         "pome:team:{acme}:open",
@@ -88,10 +89,12 @@ func TestRedisKeyNames(t *testing.T) {
 		"pome:{ses_L2RwKae6MWKMg1v2}:github:seed",
 		"pome:{ses_L2RwKae6MWKMg1v2}:github:tape",
 		"pome:{ses_L2RwKae6MWKMg1v2}:github:tapeseq",
+		"pome:{ses_L2RwKae6MWKMg1v2}:github:tapebodies",
 		"pome:{ses_L2RwKae6MWKMg1v2}:slack:state",
 		"pome:{ses_L2RwKae6MWKMg1v2}:slack:seed",
 		"pome:{ses_L2RwKae6MWKMg1v2}:slack:tape",
 		"pome:{ses_L2RwKae6MWKMg1v2}:slack:tapeseq",
+		"pome:{ses_L2RwKae6MWKMg1v2}:slack:tapebodies",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("SandboxKeys = %q\nwant %q", got, want)
@@ -296,7 +299,8 @@ func TestRedisKeysExpire(t *testing.T) {
 	}
 	check("after Update", sb.RetainUntil, created)
 	for _, twin := range twinNames {
-		if _, err := s.Append(ctx, sb, storetest.NewRow(sb, twin, "/x")); err != nil {
+		// A read whose answer the tape keeps by reference: every key exists.
+		if _, err := s.Append(ctx, sb, readRow(sb, twin, "/x", 2048)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -336,7 +340,7 @@ func TestRedisKeysGone(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, twin := range twinNames {
-			if _, err := s.Append(ctx, sb, storetest.NewRow(sb, twin, "/x")); err != nil {
+			if _, err := s.Append(ctx, sb, readRow(sb, twin, "/x", 2048)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -353,8 +357,8 @@ func TestRedisKeysGone(t *testing.T) {
 	fill(expiring)
 	discarded := createSandbox(t, s, team, time.Hour, twinNames...)
 	fill(discarded)
-	if n := raw.Exists(ctx, session.SandboxKeys(discarded.ID, twinNames)...).Val(); n != 9 {
-		t.Fatalf("%d of 9 keys exist before discard", n)
+	if n := raw.Exists(ctx, session.SandboxKeys(discarded.ID, twinNames)...).Val(); n != 11 {
+		t.Fatalf("%d of 11 keys exist before discard", n)
 	}
 	if err := s.Discard(ctx, discarded.ID); err != nil {
 		t.Fatal(err)

@@ -34,13 +34,17 @@ func tapeKey(id, twin string) string { return sandboxTag(id) + twin + ":tape" }
 // tapeSeqKey is the counter that hands out a twin's tape seqs.
 func tapeSeqKey(id, twin string) string { return sandboxTag(id) + twin + ":tapeseq" }
 
+// tapeBodiesKey is a hash of the response bodies a twin's tape rows hold
+// by reference (redis_bodies.go), by the SHA-256 of each.
+func tapeBodiesKey(id, twin string) string { return sandboxTag(id) + twin + ":tapebodies" }
+
 // lockKey is the short lease a replica holds while it updates a twin's world.
 func lockKey(id, twin string) string { return sandboxTag(id) + twin + ":lock" }
 
 // twinKeys are the keys of one twin that live as long as the sandbox (the
 // lease is not among them: it expires on its own within seconds).
 func twinKeys(id, twin string) []string {
-	return []string{stateKey(id, twin), seedKey(id, twin), tapeKey(id, twin), tapeSeqKey(id, twin)}
+	return []string{stateKey(id, twin), seedKey(id, twin), tapeKey(id, twin), tapeSeqKey(id, twin), tapeBodiesKey(id, twin)}
 }
 
 // sandboxKeys lists every key that lives as long as the sandbox, meta first.
