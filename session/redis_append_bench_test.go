@@ -13,12 +13,14 @@ import (
 )
 
 // BenchmarkRedisAppendScript: what Redis spends on a read's tape append
-// (appendCheckedScript, a speculative read's), against a script that only
-// receives the same keys and arguments (a 3,000-byte row, a 457-byte
-// sandbox record) and returns: the part of a read's cost that is the
-// script's own work. 64 appends a pipeline, spread over 100 sandboxes;
-// redis-µs/call is the Redis server's CPU (INFO cpu), so the server must
-// be local and otherwise idle.
+// (appendCheckedScript, a speculative read's): a 3,000-byte row holding
+// its answer (whole_row), the same row holding a 2,400-byte answer by
+// reference, the answer already stored (by_reference, see
+// redis_bodies.go), and a script that only receives the whole row's keys
+// and arguments (with a 457-byte sandbox record) and returns: the part of
+// a read's cost that is the script's own work. 64 appends a pipeline,
+// spread over 100 sandboxes; redis-µs/call is the Redis server's CPU
+// (INFO cpu), so the server must be local and otherwise idle.
 //
 //	POME_TEST_REDIS_URL=redis://127.0.0.1:6379/15 go test -run '^$' -bench RedisAppendScript ./session/
 func BenchmarkRedisAppendScript(b *testing.B) {
@@ -34,11 +36,22 @@ func BenchmarkRedisAppendScript(b *testing.B) {
 	}
 	defer rdb.Close()
 	ctx := context.Background()
-	record, row := strings.Repeat("m", 457), strings.Repeat("r", 3000)
+	record, row, answer := strings.Repeat("m", 457), strings.Repeat("r", 3000), strings.Repeat("a", 2400)
+	hash := bodyHash([]byte(answer))
+	ref := make([]byte, bodyRefHead, bodyRefHead+600)
+	if err := encodeBodyRef(ref, hash, 300); err != nil {
+		b.Fatal(err)
+	}
+	ref = append(ref, strings.Repeat("r", 600)...)
 	for _, c := range []struct {
-		name   string
-		script *redis.Script
-	}{{"checked", appendCheckedScript}, {"arguments_only", redis.NewScript(`return 1`)}} {
+		name      string
+		script    *redis.Script
+		row, hash string
+	}{
+		{"whole_row", appendCheckedScript, row, ""},
+		{"by_reference", appendCheckedScript, string(ref), hash},
+		{"arguments_only", redis.NewScript(`return 1`), row, ""},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			const sandboxes = 100
 			id := func(i int) string { return fmt.Sprintf("bench_append_%d", i%sandboxes) }
@@ -46,10 +59,11 @@ func BenchmarkRedisAppendScript(b *testing.B) {
 				rdb.Set(ctx, metaKey(id(i)), record, 0)
 				rdb.PExpire(ctx, metaKey(id(i)), time.Hour)
 				rdb.HSet(ctx, stateKey(id(i), "github"), "ver", 1)
+				rdb.HSet(ctx, tapeBodiesKey(id(i), "github"), hash, answer)
 			}
 			b.Cleanup(func() {
 				for i := range sandboxes {
-					rdb.Del(ctx, metaKey(id(i)), stateKey(id(i), "github"), tapeKey(id(i), "github"), tapeSeqKey(id(i), "github"))
+					rdb.Del(ctx, metaKey(id(i)), stateKey(id(i), "github"), tapeKey(id(i), "github"), tapeSeqKey(id(i), "github"), tapeBodiesKey(id(i), "github"))
 				}
 			})
 			if err := c.script.Load(ctx, rdb).Err(); err != nil {
@@ -59,11 +73,12 @@ func BenchmarkRedisAppendScript(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				// Every row is kept (the cap, ARGV[2], is far off): about
-				// 3 KB of Redis memory a call until the clean-up.
+				// 3 KB of Redis memory a call (600 bytes by reference)
+				// until the clean-up.
 				p := rdb.Pipeline()
 				for range 64 {
-					keys := []string{metaKey(id(n)), stateKey(id(n), "github"), tapeSeqKey(id(n), "github"), tapeKey(id(n), "github")}
-					c.script.EvalSha(ctx, p, keys, row, 1<<40, writeID(), record, "1")
+					keys := []string{metaKey(id(n)), stateKey(id(n), "github"), tapeSeqKey(id(n), "github"), tapeKey(id(n), "github"), tapeBodiesKey(id(n), "github")}
+					c.script.EvalSha(ctx, p, keys, c.row, 1<<40, writeID(), c.hash, "", record, "1")
 					n++
 				}
 				cmds, err := p.Exec(ctx)
