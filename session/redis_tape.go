@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -38,7 +37,8 @@ func (s *RedisStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, afte
 		return nil, ErrNotFound
 	}
 	out := make([][]byte, len(rows.Val()))
-	var refs []string // bodies the rows hold by reference, once each
+	var refs []string         // bodies the rows hold by reference, once each
+	seen := map[string]bool{} // (a page may hold thousands)
 	for i, raw := range rows.Val() {
 		switch {
 		case strings.HasPrefix(raw, "{"):
@@ -48,7 +48,8 @@ func (s *RedisStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, afte
 			if err != nil {
 				return nil, fmt.Errorf("tape %s row %d: %w", twin, after+int64(i)+1, err)
 			}
-			if !slices.Contains(refs, hash) {
+			if !seen[hash] {
+				seen[hash] = true
 				refs = append(refs, hash)
 			}
 		default:
