@@ -1123,7 +1123,7 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 		return 0, ErrNotFound
 	}
 	s.kept(sb, seq, capped, int64(len(stored)+len(sent)))
-	if byRef && capped > 0 && seq <= capped {
+	if len(sent) > 0 && capped > 0 && seq <= capped {
 		s.bodies.add(known)
 	}
 	row.Seq = seq

@@ -53,7 +53,7 @@ func TestRedisTapeBodiesByReference(t *testing.T) {
 	write := storetest.NewRow(sb, "alpha", "/comment")
 	write.Response.Body = json.RawMessage(`{"body":"` + strings.Repeat("w", 1000) + `"}`)
 	add(a, write)                                   // a write keeps its answer
-	add(a, readRow(sb, "alpha", "/small", 100))     // too small to refer to
+	add(a, readRow(sb, "alpha", "/small", 900))     // too small to refer to
 	add(b, readRow(sb, "alpha", "/issue", 2400))    // another replica, the same answer
 	add(b, readRow(sb, "alpha", "/other", 3000))    // another answer
 	spaced := readRow(sb, "alpha", "/spaced", 2000) // an answer the row compacts
@@ -163,7 +163,7 @@ func TestRedisTapeBodyPastCap(t *testing.T) {
 	defer raw.Close()
 	sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
 	for i, path := range []string{"/a", "/b", "/c", "/c"} {
-		seq, err := s.Append(ctx, sb, readRow(sb, "alpha", path, 1000))
+		seq, err := s.Append(ctx, sb, readRow(sb, "alpha", path, 1500))
 		if err != nil || seq != int64(i+1) {
 			t.Fatalf("append %d: seq %d, %v", i+1, seq, err)
 		}
@@ -186,7 +186,7 @@ func TestRedisTapeBodyResent(t *testing.T) {
 	defer raw.Close()
 	sb := createSandbox(t, s, storetest.NewTeam(), time.Hour, "alpha")
 	for range 2 {
-		seq, err := s.Append(ctx, sb, readRow(sb, "alpha", "/a", 1000))
+		seq, err := s.Append(ctx, sb, readRow(sb, "alpha", "/a", 1500))
 		if err != nil || seq != 1 {
 			t.Fatalf("seq %d, %v", seq, err)
 		}
