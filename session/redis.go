@@ -1041,10 +1041,19 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	// wrote it to Redis, and the append's context is never cancelled, so
 	// it never outlives the call queued), and its buffer is used again.
 	buf := rowBufs.Get().(*[]byte)
-	// A row that changed nothing and carries a large answer may keep it by
-	// reference (redis_bodies.go): it is encoded after room for the
-	// reference, which then takes the place of its leading seq.
+	// A row that changed nothing and carries a large answer keeps it by
+	// reference (redis_bodies.go) once the twin's tape holds it: it is
+	// encoded after room for the reference, which then takes the place of
+	// its leading seq.
 	byRef := !row.StateMutation && len(row.Response.Body) >= minBodyRef && sb.pendingSave() == nil
+	var known bodyKey
+	var was bodyState
+	if byRef {
+		known = bodyKey{sandbox: sb.ID, created: sb.CreatedAt.UnixNano(), twin: row.Twin, hash: bodyHash(row.Response.Body)}
+		was = s.bodies.state(known)
+		// Its first row holds it whole.
+		byRef = was != bodyUnseen
+	}
 	var data, body []byte
 	lead := 0
 	if byRef {
@@ -1061,7 +1070,7 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 		if body == nil {
 			// Written other than as it came (compacted): the row keeps it.
 			byRef = false
-		} else if err := encodeBodyRef(data, bodyHash(body), cut); err != nil {
+		} else if err := encodeBodyRef(data, known.hash, cut); err != nil {
 			return 0, err
 		}
 	} else {
@@ -1085,11 +1094,10 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	capped := s.tapeCap(sb)
 	stored := tail
 	hash, sent := "", []byte{}
-	var known bodyKey
 	if byRef {
-		stored, hash = data, string(data[1:33])
-		known = bodyKey{sandbox: sb.ID, created: sb.CreatedAt.UnixNano(), twin: row.Twin, hash: hash}
-		if !s.bodies.has(known) {
+		stored, hash = data, known.hash
+		if was == bodySeen {
+			// Its second row stores it.
 			sent = body
 		}
 	}
@@ -1100,7 +1108,7 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	if err == nil && seq == needBody && byRef && len(sent) == 0 {
 		// Not stored after all: sent again with it (nothing was stored,
 		// the call id not taken).
-		s.bodies.forget(known)
+		s.bodies.set(known, bodySeen)
 		sent, args[4] = body, body
 		seq, err = s.runScript(uncancelled(ctx), script, keys, args...).Int64()
 	}
@@ -1123,8 +1131,10 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 		return 0, ErrNotFound
 	}
 	s.kept(sb, seq, capped, int64(len(stored)+len(sent)))
-	if len(sent) > 0 && capped > 0 && seq <= capped {
-		s.bodies.add(known)
+	if kept := capped > 0 && seq <= capped; kept && len(sent) > 0 {
+		s.bodies.set(known, bodyStored)
+	} else if kept && was == bodyUnseen && known.hash != "" {
+		s.bodies.set(known, bodySeen)
 	}
 	row.Seq = seq
 	return seq, nil

@@ -27,11 +27,11 @@ import (
 //
 // The append script stores the body, if it was sent, in the same step as
 // the row that refers to it, so no row ever refers to a body that is not
-// there. The process remembers which bodies it stored (bodyCache) and
-// sends only the reference for those; if it is wrong (the sandbox was
-// created again under the same id, or the row that stored it fell past
-// the tape's cap), the script answers needBody and stores nothing, and the
-// append is sent again with the body.
+// there. The process remembers which bodies it saw and stored (bodyCache):
+// a body's first row holds it whole, its second stores it, and the rows
+// after send only the reference; if the process is wrong (the row that
+// stored it fell past the tape's cap), the script answers needBody and
+// stores nothing, and the append is sent again with the body.
 //
 // A stored row is one of three forms, told apart by its first byte:
 //
@@ -103,15 +103,22 @@ func decodeBodyRef(stored string) (hash string, cut int, rest string, err error)
 	return stored[1:33], n, rest, nil
 }
 
-// bodyCache remembers the bodies this process stored in Redis, by sandbox
-// (and its creation, since an id can be created again), twin and hash, so
-// that their rows go without them. It is only a hint: a body it names
-// that Redis lacks costs the append a second round trip, never a row.
+// bodyCache remembers, by sandbox (and its creation, since an id can be
+// created again), twin and hash, the bodies this process saw in a row of
+// a twin's tape and the ones it stored in Redis. A body seen once goes
+// whole in its row: an answer no other call gets (a list after each
+// write, a search) would otherwise cost its row the reference and Redis a
+// field of the hash for nothing. Seen again, the body is stored, and from
+// then on its rows go without it. It is only a hint: a body it calls
+// stored that Redis lacks costs the append a second round trip, never a
+// row; a body forgotten is stored again, once, with no harm (HSETNX).
 type bodyCache struct {
-	shards [shards]struct {
-		mu   sync.Mutex
-		seen map[bodyKey]struct{}
-	}
+	shards [shards]bodyShard
+}
+
+type bodyShard struct {
+	mu   sync.Mutex
+	seen map[bodyKey]bodyState
 }
 
 type bodyKey struct {
@@ -121,44 +128,44 @@ type bodyKey struct {
 	hash    string
 }
 
+// bodyState is what the process knows of a body.
+type bodyState uint8
+
+const (
+	bodyUnseen bodyState = iota // the zero value: not in the cache
+	bodySeen                    // in one row, whole
+	bodyStored                  // in the twin's bodies hash
+)
+
 // maxBodyKeys bounds what each shard remembers (about 100 bytes each);
 // past it, a shard forgets an entry for each one it learns.
 const maxBodyKeys = 4096
 
-func (c *bodyCache) shard(k bodyKey) *struct {
-	mu   sync.Mutex
-	seen map[bodyKey]struct{}
-} {
-	return &c.shards[shardOf(k.sandbox)]
-}
-
-func (c *bodyCache) has(k bodyKey) bool {
-	sh := c.shard(k)
+func (c *bodyCache) state(k bodyKey) bodyState {
+	sh := &c.shards[shardOf(k.sandbox)]
 	sh.mu.Lock()
-	_, ok := sh.seen[k]
+	st := sh.seen[k]
 	sh.mu.Unlock()
-	return ok
+	return st
 }
 
-func (c *bodyCache) add(k bodyKey) {
-	sh := c.shard(k)
+// set records what the process knows of k now (bodyUnseen forgets it).
+func (c *bodyCache) set(k bodyKey, st bodyState) {
+	sh := &c.shards[shardOf(k.sandbox)]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if sh.seen == nil {
-		sh.seen = make(map[bodyKey]struct{})
+	if st == bodyUnseen {
+		delete(sh.seen, k)
+		return
 	}
-	if len(sh.seen) >= maxBodyKeys {
+	if sh.seen == nil {
+		sh.seen = make(map[bodyKey]bodyState)
+	}
+	if _, ok := sh.seen[k]; !ok && len(sh.seen) >= maxBodyKeys {
 		for old := range sh.seen {
 			delete(sh.seen, old)
 			break
 		}
 	}
-	sh.seen[k] = struct{}{}
-}
-
-func (c *bodyCache) forget(k bodyKey) {
-	sh := c.shard(k)
-	sh.mu.Lock()
-	delete(sh.seen, k)
-	sh.mu.Unlock()
+	sh.seen[k] = st
 }
