@@ -879,12 +879,21 @@ func (t rowTail) withSeq(seq int64) openRow {
 	return openRow{enc: enc, body: t.body, cut: len(enc) - len(t.rest) + t.cut}
 }
 
-// withSeq is the kept row: one exact-size copy of the encoding with seq.
-func withSeq[T string | []byte](seq int64, rest T) []byte {
+// withSeq is the kept row: one exact-size copy of the encoding with seq,
+// the rest of it given in one part or several (a row and the body it
+// left out).
+func withSeq[T string | []byte](seq int64, rest ...T) []byte {
 	var head [32]byte
 	h := strconv.AppendInt(append(head[:0], `{"seq":`...), seq, 10)
-	buf := make([]byte, 0, len(h)+1+len(rest))
-	return append(append(append(buf, h...), ','), rest...)
+	n := len(h) + 1
+	for _, r := range rest {
+		n += len(r)
+	}
+	buf := append(append(make([]byte, 0, n), h...), ',')
+	for _, r := range rest {
+		buf = append(buf, r...)
+	}
+	return buf
 }
 
 // encodeBufs are scratch buffers for encoding rows. A row's bodies are cut

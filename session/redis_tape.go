@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -81,17 +80,7 @@ func (s *RedisStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, afte
 			}
 			return nil, fmt.Errorf("tape %s row %d: response body %s is not stored", twin, after+int64(i)+1, hash)
 		}
-		out[i] = withBody(after+int64(i)+1, rest[:cut], body, rest[cut:])
+		out[i] = withSeq(after+int64(i)+1, rest[:cut], body, rest[cut:])
 	}
 	return out, nil
-}
-
-// withBody is a row held with its body by reference, whole again: its seq,
-// the rest up to where the body goes, the body, and the rest after it.
-func withBody(seq int64, before, body, after string) []byte {
-	var head [32]byte
-	h := strconv.AppendInt(append(head[:0], `{"seq":`...), seq, 10)
-	buf := make([]byte, 0, len(h)+1+len(before)+len(body)+len(after))
-	buf = append(append(buf, h...), ',')
-	return append(append(append(buf, before...), body...), after...)
 }
