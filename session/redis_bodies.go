@@ -20,10 +20,10 @@ import (
 // hashes every byte of every string a script receives, 16%. So the row of
 // a call that changed nothing stores its response body by reference when
 // the body is large enough: the body goes, once, into a hash of the twin's
-// bodies (field: a SHA-256 of the bytes, value: the bytes), and the row
-// holds the field's name and where the body goes back in. A tape read puts
-// every body back in its place, so the rows read are byte for byte those
-// encoded.
+// bodies (field: the first 16 bytes of their SHA-256, in hex; value: the
+// bytes), and the row holds the field's name and where the body goes back
+// in. A tape read puts every body back in its place, so the rows read are
+// byte for byte those encoded.
 //
 // The append script stores the body, if it was sent, in the same step as
 // the row that refers to it, so no row ever refers to a body that is not
