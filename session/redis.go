@@ -1041,11 +1041,14 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	// wrote it to Redis, and the append's context is never cancelled, so
 	// it never outlives the call queued), and its buffer is used again.
 	buf := rowBufs.Get().(*[]byte)
+	// A write held for its row is saved with it (appendSaving), whole.
+	p := sb.pendingSave()
+	saving := p != nil && p.tw.Name == row.Twin
 	// A row that changed nothing and carries a large answer keeps it by
 	// reference (redis_bodies.go) once the twin's tape holds it: it is
 	// encoded after room for the reference, which then takes the place of
 	// its leading seq.
-	byRef := !row.StateMutation && len(row.Response.Body) >= minBodyRef && sb.pendingSave() == nil
+	byRef := !row.StateMutation && len(row.Response.Body) >= minBodyRef && !saving
 	var known bodyKey
 	var was bodyState
 	if byRef {
@@ -1054,30 +1057,27 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 		// Its first row holds it whole.
 		byRef = was != bodyUnseen
 	}
-	var data, body []byte
 	lead := 0
 	if byRef {
 		lead = bodyRefHead - len(seqPrefix)
-		var cut int
+	}
+	var data, body []byte
+	var cut int
+	if byRef {
 		data, body, cut = r.AppendJSONSplit(append((*buf)[:0], make([]byte, lead)...))
-		if body != nil {
-			cut -= lead + len(seqPrefix)
-		}
-		defer func() { s.putRowBuf(buf, data) }()
-		if !bytes.HasPrefix(data[lead:], seqPrefix) {
-			return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data[lead:])
-		}
-		if body == nil {
-			// Written other than as it came (compacted): the row keeps it.
-			byRef = false
-		} else if err := encodeBodyRef(data, known.hash, cut); err != nil {
-			return 0, err
-		}
 	} else {
 		data = r.AppendJSON((*buf)[:0])
-		defer func() { s.putRowBuf(buf, data) }()
-		if !bytes.HasPrefix(data, seqPrefix) {
-			return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data)
+	}
+	defer func() { s.putRowBuf(buf, data) }()
+	if !bytes.HasPrefix(data[lead:], seqPrefix) {
+		return 0, fmt.Errorf("tape row encodes as %.20q, want it to start with seq", data[lead:])
+	}
+	if byRef && body == nil {
+		// Written other than as it came (compacted): the row keeps it.
+		byRef = false
+	} else if byRef {
+		if err := encodeBodyRef(data, known.hash, cut-bodyRefHead); err != nil {
+			return 0, err
 		}
 	}
 	if sb.Stale() {
@@ -1086,7 +1086,7 @@ func (s *RedisStore) Append(ctx context.Context, sb *Sandbox, row *tape.Row) (in
 	}
 	// The row after its seq, and what is sent for it.
 	tail := data[lead+len(seqPrefix):]
-	if p := sb.pendingSave(); p != nil && p.tw.Name == row.Twin {
+	if saving {
 		return s.appendSaving(ctx, sb, row, p, tail)
 	}
 	keys := []string{metaKey(sb.ID), stateKey(sb.ID, row.Twin), tapeSeqKey(sb.ID, row.Twin), tapeKey(sb.ID, row.Twin), tapeBodiesKey(sb.ID, row.Twin)}

@@ -36,51 +36,58 @@ func (s *RedisStore) TapeRaw(ctx context.Context, sb *Sandbox, twin string, afte
 		return nil, ErrNotFound
 	}
 	out := make([][]byte, len(rows.Val()))
-	var refs []string         // bodies the rows hold by reference, once each
-	seen := map[string]bool{} // (a page may hold thousands)
+	// Rows that hold their body by reference, and the bodies they name,
+	// once each (a page may hold thousands).
+	type refRow struct {
+		i    int
+		hash string
+		cut  int
+		rest string
+	}
+	var byRef []refRow
+	var names []string
+	named := map[string]bool{}
 	for i, raw := range rows.Val() {
 		switch {
 		case strings.HasPrefix(raw, "{"):
 			out[i] = []byte(raw)
 		case strings.HasPrefix(raw, "#"):
-			hash, _, _, err := decodeBodyRef(raw)
+			hash, cut, rest, err := decodeBodyRef(raw)
 			if err != nil {
 				return nil, fmt.Errorf("tape %s row %d: %w", twin, after+int64(i)+1, err)
 			}
-			if !seen[hash] {
-				seen[hash] = true
-				refs = append(refs, hash)
+			byRef = append(byRef, refRow{i, hash, cut, rest})
+			if !named[hash] {
+				named[hash] = true
+				names = append(names, hash)
 			}
 		default:
 			out[i] = withSeq(after+int64(i)+1, raw)
 		}
 	}
-	if len(refs) == 0 {
+	if len(byRef) == 0 {
 		return out, nil
 	}
-	got, err := s.rdb.HMGet(ctx, tapeBodiesKey(sb.ID, twin), refs...).Result()
+	got, err := s.rdb.HMGet(ctx, tapeBodiesKey(sb.ID, twin), names...).Result()
 	if err != nil {
 		return nil, err
 	}
-	bodies := make(map[string]string, len(refs))
+	bodies := make(map[string]string, len(names))
 	for i, v := range got {
 		if b, ok := v.(string); ok {
-			bodies[refs[i]] = b
+			bodies[names[i]] = b
 		}
 	}
-	for i, raw := range rows.Val() {
-		if out[i] != nil {
-			continue
-		}
-		hash, cut, rest, _ := decodeBodyRef(raw)
-		body, ok := bodies[hash]
+	for _, r := range byRef {
+		seq := after + int64(r.i) + 1
+		body, ok := bodies[r.hash]
 		if !ok {
 			if s.rdb.Exists(ctx, stateKey(sb.ID, twin)).Val() == 0 {
 				return nil, ErrNotFound // discarded or expired since the rows were read
 			}
-			return nil, fmt.Errorf("tape %s row %d: response body %s is not stored", twin, after+int64(i)+1, hash)
+			return nil, fmt.Errorf("tape %s row %d: response body %s is not stored", twin, seq, r.hash)
 		}
-		out[i] = withSeq(after+int64(i)+1, rest[:cut], body, rest[cut:])
+		out[r.i] = withSeq(seq, r.rest[:r.cut], body, r.rest[r.cut:])
 	}
 	return out, nil
 }

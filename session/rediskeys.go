@@ -35,7 +35,8 @@ func tapeKey(id, twin string) string { return sandboxTag(id) + twin + ":tape" }
 func tapeSeqKey(id, twin string) string { return sandboxTag(id) + twin + ":tapeseq" }
 
 // tapeBodiesKey is a hash of the response bodies a twin's tape rows hold
-// by reference (redis_bodies.go), by the SHA-256 of each.
+// by reference (redis_bodies.go), each under the first 16 bytes of its
+// SHA-256, in hex.
 func tapeBodiesKey(id, twin string) string { return sandboxTag(id) + twin + ":tapebodies" }
 
 // lockKey is the short lease a replica holds while it updates a twin's world.
