@@ -301,9 +301,14 @@ func (d *dataPlane) serveRoot(w http.ResponseWriter, r *http.Request) bool {
 func (d *dataPlane) serveTaped(ctx context.Context, w http.ResponseWriter, r *http.Request, tw *twins.Twin, p *session.Principal, body []byte, tooLarge bool, h http.HandlerFunc) {
 	start := time.Now()
 	ctx, call := twins.WithCall(ctx)
-	scope := &reqScope{body: body}
+	// The request's scope and the response's recorder live as long as
+	// each other: one allocation.
+	both := &struct {
+		scope reqScope
+		rec   recorder
+	}{reqScope{body: body}, recorder{ResponseWriter: w, status: http.StatusOK}}
+	scope, rec := &both.scope, &both.rec
 	ctx = withScope(ctx, scope)
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 	if tw.RequestIDHeader != "" {
 		w.Header().Set(tw.RequestIDHeader, "req_"+session.NewRequestID())
 	}
@@ -360,7 +365,7 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		// answered from the cache (answers.go).
 		var slot, key string
 		var deps *twins.ReadDeps
-		var readVer uint64
+		var readVer *uint64 // set by the read, when its answer may be kept
 		if d.answers != nil && p != nil && a.Spec().Effect == twins.Read && r.Method != http.MethodHead && len(scope.body) <= maxKeyBody {
 			if ver, ok := d.srv.Manager.WorldVersion(p.Sandbox, tw.Name); ok {
 				slot, key = answerSlotKey(p.Sandbox, tw.Name), answerRequestKey(r, p.Role, scope.body)
@@ -373,8 +378,8 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 						return
 					}
 				}
-				deps = &twins.ReadDeps{}
-				ctx = session.WithReadVersion(twins.WithReadDeps(ctx, deps), &readVer)
+				deps, readVer = &twins.ReadDeps{}, new(uint64)
+				ctx = session.WithReadVersion(twins.WithReadDeps(ctx, deps), readVer)
 			}
 		}
 		in, err := decodeInput(tw, a, b, request{vars: vars, query: r.URL.Query(), contentType: r.Header.Get("Content-Type"), body: scope.body, form: &scope.form})
@@ -383,19 +388,23 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			return
 		}
 		// The answer is shaped and encoded while the world is still held:
-		// an output may point into it.
-		var headers map[string]string
-		var enc []byte
-		var raw *twins.Raw
-		status := b.SuccessStatus()
+		// an output may point into it. What the function sets is one value
+		// (on the heap once rather than once for each).
+		var res struct {
+			headers map[string]string
+			enc     []byte
+			raw     *twins.Raw
+			status  int
+		}
+		res.status = b.SuccessStatus()
 		_, err = d.srv.Manager.Invoke(ctx, p.Sandbox, tw, a, in, func(out any) error {
 			if b.Headers != nil {
-				headers = b.Headers(in, out)
+				res.headers = b.Headers(in, out)
 			}
 			if b.StatusOf != nil {
-				status = b.StatusOf(in, out)
+				res.status = b.StatusOf(in, out)
 			}
-			if status == http.StatusNoContent {
+			if res.status == http.StatusNoContent {
 				return nil
 			}
 			body := out
@@ -403,15 +412,16 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 				body = b.Shape(in, out)
 			}
 			if r, ok := body.(twins.Raw); ok {
-				raw = &r
+				res.raw = &r
 				return nil
 			}
 			var err error
-			enc, err = json.Marshal(body)
+			res.enc, err = json.Marshal(body)
 			return err
 		})
+		headers, enc, raw, status := res.headers, res.enc, res.raw, res.status
 		var keep *answer
-		if deps != nil && err == nil && raw == nil && readVer != 0 && !deps.Clock() {
+		if deps != nil && err == nil && raw == nil && *readVer != 0 && !deps.Clock() {
 			keep = &answer{status: status, body: enc, deps: depsOf(deps, r.Header)}
 		}
 		for k, v := range twins.CallFrom(ctx).ResponseHeaders() {
@@ -446,7 +456,7 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
 			if keep != nil {
 				keep.etag = etag
-				d.answers.put(slot, readVer, key, keep)
+				d.answers.put(slot, *readVer, key, keep)
 				keep = nil
 			}
 			w.Header().Set("ETag", etag)
@@ -456,7 +466,7 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			}
 		}
 		if keep != nil {
-			d.answers.put(slot, readVer, key, keep)
+			d.answers.put(slot, *readVer, key, keep)
 		}
 		writeRaw(w, status, enc)
 	})

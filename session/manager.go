@@ -625,7 +625,6 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 	}
 	call := twins.CallFrom(ctx)
 	call.SetTool(a.Name())
-	var out any
 	// A store that does not hold writes to the world budget itself has the
 	// world a write leaves measured here; such a store runs writes on a
 	// private copy, or gives up a world a refused write changed (the
@@ -642,9 +641,14 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 	}
 	// Each run of the action has a call record of its own, passed on to
 	// the caller's only once the store kept what the run did: a write a
-	// budget refuses after it ran must read as changing nothing.
-	var run *twins.Call
-	var delta json.RawMessage
+	// budget refuses after it ran must read as changing nothing. What the
+	// run leaves is set by the function the store runs, in one value (on
+	// the heap once rather than once for each).
+	var res struct {
+		out   any
+		run   *twins.Call
+		delta json.RawMessage
+	}
 	err := m.Store.Update(ctx, sb, tw, write, func(world any) (bool, error) {
 		// A write's delta is the diff of the world before and after it,
 		// kept on its tape row so a reader can see what each call did.
@@ -656,19 +660,19 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 			op.begin()
 		}
 		var runCtx context.Context
-		runCtx, run = twins.WithCall(ctx)
-		run.SetTool(a.Name())
-		delta = nil
+		runCtx, res.run = twins.WithCall(ctx)
+		res.run.SetTool(a.Name())
+		res.delta = nil
 		var err error
-		out, err = a.Run(runCtx, world, in)
+		res.out, err = a.Run(runCtx, world, in)
 		if err == nil && use != nil {
-			if uerr := use(out); uerr != nil {
+			if uerr := use(res.out); uerr != nil {
 				err = twins.Errorf(twins.Internal, "", "encode response: %v", uerr)
 			}
 		}
-		mutated := write && run.Mutated()
+		mutated := write && res.run.Mutated()
 		if op != nil {
-			op.setChanged(mutated || run.Bookkeeping())
+			op.setChanged(mutated || res.run.Bookkeeping())
 		}
 		if mutated && measure && (m.sizes.due(sb.ID, tw.Name, lim) || (shared != nil && shared.worldTight(sb.Team))) {
 			size, merr := encodedSize(world)
@@ -689,22 +693,23 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 			if after, merr := json.Marshal(world); merr == nil {
 				if changes, _, derr := twins.Diff(before, after); derr == nil {
 					if d, jerr := json.Marshal(changes); jerr == nil {
-						delta = d
+						res.delta = d
 					}
 				}
 			}
 		}
 		// A run that changed only the twin's bookkeeping is persisted too,
 		// without counting as a mutation (twins.KeepBookkeeping).
-		return mutated || (write && run.Bookkeeping()), err
+		return mutated || (write && res.run.Bookkeeping()), err
 	})
-	var be *BudgetError
-	if errors.As(err, &be) {
-		return nil, m.budgetTwinError(be)
+	if err != nil {
+		var be *BudgetError
+		if errors.As(err, &be) {
+			return nil, m.budgetTwinError(be)
+		}
 	}
-	var te *twins.Error
-	if run != nil && (err == nil || errors.As(err, &te)) {
-		passOn(ctx, run, call, delta)
+	if res.run != nil && (err == nil || isTwinError(err)) {
+		passOn(ctx, res.run, call, res.delta)
 	}
 	if errors.Is(err, ErrNotFound) {
 		return nil, twins.Errorf(twins.NotFound, "not_found", "sandbox is gone")
@@ -714,12 +719,18 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 		// thrown away.
 		return nil, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox changed; retry")
 	}
-	if err != nil && !errors.As(err, &te) {
+	if err != nil && !isTwinError(err) {
 		// Not the handler's answer: the store failed around it, and
 		// nothing of the call was saved.
 		return nil, twins.Errorf(twins.Unavailable, "unavailable", "the sandbox store is unavailable; retry shortly")
 	}
-	return out, err
+	return res.out, err
+}
+
+// isTwinError reports whether err is, or wraps, a twin's own answer.
+func isTwinError(err error) bool {
+	var te *twins.Error
+	return errors.As(err, &te)
 }
 
 // Record appends a tape row for the sandbox.

@@ -141,6 +141,9 @@ func (c *Call) ResponseHeaders() map[string]string {
 	}
 	c.hmu.Lock()
 	defer c.hmu.Unlock()
+	if len(c.headers) == 0 {
+		return nil
+	}
 	out := make(map[string]string, len(c.headers))
 	for k, v := range c.headers {
 		out[k] = v
@@ -173,10 +176,15 @@ func (c *Call) Tool() string {
 // SetTool stamps the action name before the handler runs, so that a call
 // refused by validation is still taped with its tool.
 func (c *Call) SetTool(name string) {
-	if c != nil {
-		c.tool.Store(&name)
+	// Stamped again with the same name (each layer a call passes through
+	// stamps it), the call keeps the name it holds: storing it anew would
+	// put a copy of it on the heap every time.
+	if c != nil && c.Tool() != name {
+		c.storeTool(name)
 	}
 }
+
+func (c *Call) storeTool(name string) { c.tool.Store(&name) }
 
 // finish records the outcome of a handler run. A write counts as a
 // mutation when it succeeded without declaring itself unchanged, or when it
