@@ -110,8 +110,11 @@ func buildInput(tw *twins.Twin, a twins.Action, b twins.Binding, r request) (map
 			if err := checkUTF8(r.body); err != nil {
 				return nil, err
 			}
-			var raw map[string]json.RawMessage
-			if json.Unmarshal(r.body, &raw) == nil && raw != nil {
+			raw, ok := objectMembers(r.body)
+			if !ok && json.Unmarshal(r.body, &raw) == nil && raw != nil {
+				ok = true
+			}
+			if ok {
 				for k, v := range raw {
 					args[k] = v
 					typed[k] = true
