@@ -37,6 +37,10 @@ type memRows struct {
 	// limit is the size the next block is sealed at (0: not drawn yet;
 	// see sealLimit).
 	limit int
+	// counted open rows, all written, add up to countedSize bytes: toSeal
+	// goes on from there rather than summing the open rows again at every
+	// append (up to sealRows of them).
+	counted, countedSize int
 }
 
 // openRow is a row not yet sealed: its encoding is enc[:cut], then body,
@@ -124,22 +128,20 @@ func (r *memRows) toSeal() []openRow {
 	if r.limit == 0 {
 		r.limit = sealLimit()
 	}
-	size, rows := 0, r.limit*sealRows/sealBytes
-	for i, row := range r.open {
-		if !row.written() {
+	rows := r.limit * sealRows / sealBytes
+	for r.countedSize < r.limit && r.counted < rows {
+		if r.counted == len(r.open) || !r.open[r.counted].written() {
 			return nil
 		}
-		size += row.size()
-		if size >= r.limit || i+1 == rows {
-			r.sealing = true
-			// Written rows never change, and while sealing is set
-			// nothing but sealDone moves or clears them: the caller may
-			// read them in place outside the lock (an append that grows
-			// open leaves this array as it is).
-			return r.open[: i+1 : i+1]
-		}
+		r.countedSize += r.open[r.counted].size()
+		r.counted++
 	}
-	return nil
+	r.sealing = true
+	// Written rows never change, and while sealing is set nothing but
+	// sealDone moves or clears them: the caller may read them in place
+	// outside the lock (an append that grows open leaves this array as it
+	// is).
+	return r.open[:r.counted:r.counted]
 }
 
 // sealDone puts the block of the rows toSeal returned in their place (or,
@@ -149,7 +151,7 @@ func (r *memRows) sealDone(n, raw int, data []byte) {
 	if data == nil {
 		return
 	}
-	r.limit = 0
+	r.limit, r.counted, r.countedSize = 0, 0, 0
 	r.blocks = append(r.blocks, tapeBlock{first: r.sealed, n: n, raw: raw, data: data})
 	// The open rows move up; the array they were in drops its references
 	// so that the sealed rows can be collected.

@@ -277,6 +277,43 @@ func TestSealLimitSpread(t *testing.T) {
 	}
 }
 
+// TestToSealCounts: toSeal goes on from the rows it counted before; a
+// reserved row not yet written holds the block back until it is, and a
+// seal given up hands the same rows out again.
+func TestToSealCounts(t *testing.T) {
+	r := memRows{limit: sealBytes / 2}
+	row := make([]byte, 1024)
+	n := sealBytes / 2 / len(row)
+	for range n - 2 {
+		r.add(openRow{enc: row})
+	}
+	reserved := r.add(openRow{})
+	r.add(openRow{enc: row})
+	if got := r.toSeal(); got != nil {
+		t.Fatalf("sealed %d rows past a reserved one", len(got))
+	}
+	if r.counted != n-2 {
+		t.Fatalf("counted %d rows, want the %d before the reserved one", r.counted, n-2)
+	}
+	r.set(reserved, openRow{enc: row})
+	got := r.toSeal()
+	if len(got) != n {
+		t.Fatalf("sealed %d rows once the reserved one was written, want %d", len(got), n)
+	}
+	if r.toSeal() != nil {
+		t.Fatal("handed the rows out again while they are being sealed")
+	}
+	r.sealDone(len(got), 0, nil)
+	if again := r.toSeal(); len(again) != n || &again[0] != &got[0] {
+		t.Fatalf("after a seal given up, toSeal gave %d rows, want the same %d", len(again), n)
+	}
+	r.sealDone(n, n*len(row), []byte{1})
+	r.add(openRow{enc: row})
+	if r.toSeal() != nil || r.counted != 1 || r.countedSize != len(row) {
+		t.Fatalf("after a seal: counted %d rows of %d bytes, want 1 of %d", r.counted, r.countedSize, len(row))
+	}
+}
+
 // TestSealSharedBodies: rows whose response bodies are alike (one slice,
 // or equal bytes) lay each body out once in a block, and every row reads
 // back whole; a block whose layout is damaged is an error, not rows.
