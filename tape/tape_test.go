@@ -83,3 +83,32 @@ func BenchmarkRedactJSONNoSecret(b *testing.B) {
 		RedactJSON(body)
 	}
 }
+
+// TestContainsString holds containsString to strings.Contains, with the
+// secret at each offset, cut at each end, and halves found apart.
+func TestContainsString(t *testing.T) {
+	secret := "ghp_nATs5SvvOktdlW2PIfPaBoWBBYzrTgUGHHJyE0s5xIj8eFlYPBJt"
+	k := len(secret) / 2
+	hays := []string{"", "g", secret, secret[1:], secret[:len(secret)-1],
+		secret[k:], secret[k:] + secret[:k], secret[:k] + "x" + secret[k:],
+		strings.Repeat(secret[k:], 3) + secret, "gh" + secret + "hp",
+		strings.Repeat("ghp_", 100) + secret[:k] + secret[:k] + secret[k:],
+		`{"login":"octocat","url":"https://api.github.com/` + secret + `"}`}
+	for _, s := range []string{secret, "sk_test_12345678", "abcdefgh", "aaaaaaaaa"} {
+		for _, h := range append(hays, strings.Repeat("a", 20), strings.Repeat("a", 8)+"b") {
+			if got, want := containsString([]byte(h), s), strings.Contains(h, s); got != want {
+				t.Errorf("containsString(%q, %q) = %v, want %v", h, s, got, want)
+			}
+		}
+	}
+}
+
+func FuzzContainsString(f *testing.F) {
+	f.Add([]byte("xxghp_abcdefghxx"), "ghp_abcdefgh")
+	f.Add([]byte("abababab"), "abab")
+	f.Fuzz(func(t *testing.T, h []byte, s string) {
+		if got, want := containsString(h, s), strings.Contains(string(h), s); got != want {
+			t.Fatalf("containsString(%q, %q) = %v, want %v", h, s, got, want)
+		}
+	})
+}
