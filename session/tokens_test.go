@@ -58,3 +58,28 @@ func TestTokenMatches(t *testing.T) {
 		t.Fatal("hash contains the token")
 	}
 }
+
+// TestNewRequestID: 20 base62 characters, every one of the 62 drawn, and
+// no id twice in many.
+func TestNewRequestID(t *testing.T) {
+	seen, chars := map[string]bool{}, map[rune]bool{}
+	for range 5000 {
+		id := NewRequestID()
+		if len(id) != 20 {
+			t.Fatalf("%q: %d characters, want 20", id, len(id))
+		}
+		for _, c := range id {
+			if !strings.ContainsRune(base62, c) {
+				t.Fatalf("%q: %q is not base62", id, c)
+			}
+			chars[c] = true
+		}
+		if seen[id] {
+			t.Fatalf("%q drawn twice", id)
+		}
+		seen[id] = true
+	}
+	if len(chars) != len(base62) {
+		t.Fatalf("drew %d of the %d base62 characters", len(chars), len(base62))
+	}
+}
