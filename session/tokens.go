@@ -88,11 +88,19 @@ func SandboxIDInToken(prefix, tok string) (string, bool) {
 // from math/rand/v2 (ChaCha8, seeded by the runtime from the system's
 // entropy) rather than crypto/rand: every answer of the GitHub, Stripe and
 // Slack twins carries one, and a read from crypto/rand and its buffers
-// were 2% of a read's cost.
+// were 2% of a read's cost (a third of that now).
 func NewRequestID() string {
+	// Ten base62 digits of each of two 64-bit draws (62^10 < 2^64). They
+	// are not exactly uniform, 2^64 not being a multiple of 62^10: no id
+	// minds.
 	var out [20]byte
+	var x uint64
 	for i := range out {
-		out[i] = base62[mrand.IntN(len(base62))]
+		if i%10 == 0 {
+			x = mrand.Uint64()
+		}
+		out[i] = base62[x%62]
+		x /= 62
 	}
 	return string(out[:])
 }
