@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/pomehq/pome/cmd/pome-bench/internal/load"
-	"github.com/pomehq/pome/rest"
 	"github.com/pomehq/pome/session"
-	"github.com/pomehq/pome/twins/all"
 )
 
 // discardWriter is a ResponseWriter that keeps the status and counts the
@@ -48,20 +45,10 @@ func (w *discardWriter) Flush() {}
 func BenchmarkHandler(b *testing.B) {
 	for _, c := range load.Calls {
 		b.Run(c.Name, func(b *testing.B) {
-			key := session.NewAPIKey()
-			teams, err := session.NewTeams(map[string][]string{"bench": {key}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			store := session.NewMemoryStore(nil, 0)
-			b.Cleanup(func() { store.Close() })
-			hs := httptest.NewServer(nil)
-			b.Cleanup(hs.Close)
-			srv := rest.NewServer(rest.Config{PublicURL: hs.URL}, all.Registry(), store, teams)
-			hs.Config.Handler = srv
+			srv, url, key := startServer(b, session.NewMemoryStore(nil, 0), 0)
 			client := load.NewClient(8)
 			b.Cleanup(client.CloseIdleConnections)
-			pome, err := load.NewPome(hs.URL, key, client)
+			pome, err := load.NewPome(url, key, client)
 			if err != nil {
 				b.Fatal(err)
 			}

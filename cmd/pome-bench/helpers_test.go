@@ -16,6 +16,13 @@ var benchTwins = []string{"github", "slack", "stripe"}
 // startPome serves a complete Pome server on a loopback httptest server
 // over store and returns its URL and a team API key.
 func startPome(tb testing.TB, store session.Store, quota int) (url, key string) {
+	_, url, key = startServer(tb, store, quota)
+	return url, key
+}
+
+// startServer is startPome that also returns the server, for a benchmark
+// that calls its handler directly.
+func startServer(tb testing.TB, store session.Store, quota int) (srv *rest.Server, url, key string) {
 	tb.Helper()
 	key = session.NewAPIKey()
 	teams, err := session.NewTeams(map[string][]string{"bench": {key}})
@@ -25,6 +32,7 @@ func startPome(tb testing.TB, store session.Store, quota int) (url, key string) 
 	hs := httptest.NewServer(nil)
 	tb.Cleanup(hs.Close)
 	tb.Cleanup(func() { store.Close() })
-	hs.Config.Handler = rest.NewServer(rest.Config{PublicURL: hs.URL, SandboxQuota: quota, Pprof: true}, all.Registry(), store, teams)
-	return hs.URL, key
+	srv = rest.NewServer(rest.Config{PublicURL: hs.URL, SandboxQuota: quota, Pprof: true}, all.Registry(), store, teams)
+	hs.Config.Handler = srv
+	return srv, hs.URL, key
 }
