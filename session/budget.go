@@ -225,12 +225,14 @@ func (w *worldSizes) due(sid, twin string, limit int64) bool {
 	}
 	e.unmeasured++
 	g := writeGrowth(e.growth)
-	roomy := e.size*roomyShare <= limit && limit-e.size >= 4*g*sampleInterval(e.size, g)
+	room := limit - e.size
+	roomy := e.size*roomyShare <= limit && room >= 4*g*sampleInterval(e.size, g, room)
 	return !roomy || e.unmeasured >= e.due
 }
 
-// measured keeps the size a write left.
-func (w *worldSizes) measured(sid, twin string, size int64) {
+// measured keeps the size a write left, under a world budget of limit
+// bytes (0 or less: none).
+func (w *worldSizes) measured(sid, twin string, size, limit int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.m == nil || len(w.m) >= worldSizesMax {
@@ -240,6 +242,6 @@ func (w *worldSizes) measured(sid, twin string, size int64) {
 	if prev := w.m[sid+"/"+twin]; prev != nil {
 		e.growth = max((size-prev.size)/max(prev.unmeasured, 1), 1) // 0 is "not shown"
 	}
-	e.due = sampleDue(size, writeGrowth(e.growth))
+	e.due = sampleDue(size, writeGrowth(e.growth), worldRoom(limit, size))
 	w.m[sid+"/"+twin] = e
 }

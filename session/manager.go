@@ -367,7 +367,7 @@ func (m *Manager) Create(ctx context.Context, team string, req CreateRequest) (*
 		// does not measure a whole world again at its first write.
 		if b, ok := m.Store.(worldBudgeter); !ok || !b.enforcesWorldBudget() {
 			for name, w := range worlds {
-				m.sizes.measured(sb.ID, name, int64(len(w.Doc)))
+				m.sizes.measured(sb.ID, name, int64(len(w.Doc)), m.Config.Budgets.WorldBytes)
 			}
 		}
 	}
@@ -687,7 +687,7 @@ func (m *Manager) Invoke(ctx context.Context, sb *Sandbox, tw *twins.Twin, a twi
 					return false, berr
 				}
 			}
-			m.sizes.measured(sb.ID, tw.Name, size)
+			m.sizes.measured(sb.ID, tw.Name, size, lim)
 		}
 		if mutated && before != nil {
 			if after, merr := json.Marshal(world); merr == nil {

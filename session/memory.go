@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -625,16 +626,18 @@ const (
 	// this share left, are roomy.
 	roomyShare = 2
 	// sampleEvery is the fewest writes between measures of a roomy world;
-	// a larger one is measured once it could have grown by a quarter at
-	// sampleGrowth bytes a write: a measure counts the whole world, so a
-	// write's share of it is 4 × sampleGrowth bytes counted whatever the world's
-	// size (at an eighth it was 8 ×: 17% of the server's CPU in a profile
-	// of comments posted to issues growing by thousands of comments). A
-	// roomy world must have room for four times that growth (roomy), so
-	// measuring less often than this would take worlds of a third of their
-	// budget off the in-place path (measured at half, a 10 MB world of a
-	// 32 MiB budget was copied on every write: 1,037 writes a second where
-	// it takes 8,500).
+	// a larger one is measured once it could have grown by a half at
+	// sampleGrowth bytes a write (sampleInterval): a measure counts the
+	// whole world, so a write's share of it is 2 × sampleGrowth bytes
+	// counted whatever the world's size (at a quarter it was 4 ×: 16% of a
+	// Stripe create's CPU and 7% of a comment's in process; at an eighth
+	// 8 ×, 17% of the server's CPU in a profile of comments posted to
+	// issues growing by thousands of comments). A roomy world must have
+	// room for four times that growth: one over a third of its budget has
+	// not, and is measured once it could have grown by a quarter, which
+	// it has room for up to half its budget (asked for room for a half
+	// up to there, a 10 MB world of a 32 MiB budget was copied on every
+	// write: 1,037 writes a second where it takes 8,500).
 	//
 	// sampleGrowth is the growth a write is taken to add until the world's
 	// writes have shown theirs (writeGrowth); shown, it counts, but not
@@ -663,9 +666,27 @@ func writeGrowth(shown int64) int64 {
 
 // sampleInterval is how many writes a roomy world of size bytes, whose
 // writes add growth bytes (writeGrowth), goes unmeasured at most: until it
-// could have grown by a quarter, at sampleGrowth a write at most.
-func sampleInterval(size, growth int64) int64 {
-	return max(sampleEvery, size/4/min(growth, sampleGrowth))
+// could have grown by a half, at sampleGrowth a write at most, where room
+// (what its budget leaves it; math.MaxInt64 for none) holds four times
+// that growth; else until it could have grown by a quarter, which a roomy
+// world (under half its budget) always has room for. A measure counts the
+// whole world, so a write's share of it is 2 × sampleGrowth bytes counted
+// (4 × nearer the budget), whatever the world's size.
+func sampleInterval(size, growth, room int64) int64 {
+	g := min(growth, sampleGrowth)
+	if n := size / 2 / g; n <= room/4/growth {
+		return max(sampleEvery, n)
+	}
+	return max(sampleEvery, size/4/g)
+}
+
+// worldRoom is what a world budget of limit bytes (0 or less: none)
+// leaves a world of size bytes.
+func worldRoom(limit, size int64) int64 {
+	if limit <= 0 {
+		return math.MaxInt64
+	}
+	return limit - size
 }
 
 // sampleDue draws how many writes a roomy world goes unmeasured this time:
@@ -675,8 +696,8 @@ func sampleInterval(size, growth int64) int64 {
 // spread over 100 sandboxes at 10,000 a second stalled the server every
 // 640 ms, each 64th write), the way sealLimit keeps tapes from sealing
 // together.
-func sampleDue(size, growth int64) int64 {
-	n := sampleInterval(size, growth)
+func sampleDue(size, growth, room int64) int64 {
+	n := sampleInterval(size, growth, room)
 	return n - rand.Int64N(n/2+1)
 }
 
@@ -687,7 +708,7 @@ func (s *MemoryStore) roomy(ms *memSandbox, mt *memTwin) bool {
 	// the next measure could add, at four times the growth they are taken
 	// to add.
 	g := writeGrowth(mt.growth)
-	if b.WorldBytes > 0 && (mt.size*roomyShare > b.WorldBytes || b.WorldBytes-mt.size < 4*g*sampleInterval(mt.size, g)) {
+	if room := worldRoom(b.WorldBytes, mt.size); b.WorldBytes > 0 && (mt.size*roomyShare > b.WorldBytes || room < 4*g*sampleInterval(mt.size, g, room)) {
 		return false
 	}
 	if lim := b.teamLimit(b.ServerWorldBytes); lim > 0 && ms.team.worldBytes.Load()*roomyShare > lim {
@@ -711,7 +732,7 @@ func (s *MemoryStore) sampledWrite(ms *memSandbox, mt *memTwin, tw *twins.Twin, 
 	}
 	mt.unmeasured++
 	if mt.sampleAt == 0 {
-		mt.sampleAt = sampleDue(mt.size, writeGrowth(mt.growth))
+		mt.sampleAt = sampleDue(mt.size, writeGrowth(mt.growth), worldRoom(s.budgets.WorldBytes, mt.size))
 	}
 	if mt.unmeasured < mt.sampleAt {
 		return fnErr

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -133,31 +134,40 @@ func TestMemoryLazyWorld(t *testing.T) {
 // in step are measured on different writes, and never more than the
 // interval the budgets leave room for (roomy). The interval follows the
 // growth the world's writes showed, from a quarter of sampleGrowth to
-// sampleGrowth.
+// sampleGrowth: until the world could have grown by a half where its
+// budget has room for four times that, else by a quarter.
 func TestSampleDue(t *testing.T) {
 	for _, shown := range []int64{0, 1, 100, 300, 1 << 10, 16 << 10} {
 		g := writeGrowth(shown)
 		for _, size := range []int64{0, 10 << 10, 256 << 10, 4 << 20, 100 << 20} {
-			n := sampleInterval(size, g)
-			seen := map[int64]bool{}
-			for range 2000 {
-				d := sampleDue(size, g)
-				if d < n-n/2 || d > n {
-					t.Fatalf("sampleDue(%d, %d) = %d, want %d to %d", size, g, d, n-n/2, n)
+			for _, room := range []int64{math.MaxInt64, 2 * size, size} {
+				n := sampleInterval(size, g, room)
+				seen := map[int64]bool{}
+				for range 2000 {
+					d := sampleDue(size, g, room)
+					if d < n-n/2 || d > n {
+						t.Fatalf("sampleDue(%d, %d, %d) = %d, want %d to %d", size, g, room, d, n-n/2, n)
+					}
+					seen[d] = true
 				}
-				seen[d] = true
-			}
-			if len(seen) < 10 {
-				t.Fatalf("sampleDue(%d, %d) drew %d values in 2,000 draws: %v", size, g, len(seen), seen)
+				if len(seen) < 10 {
+					t.Fatalf("sampleDue(%d, %d, %d) drew %d values in 2,000 draws: %v", size, g, room, len(seen), seen)
+				}
 			}
 		}
 	}
-	for _, c := range []struct{ shown, growth, interval int64 }{
-		{0, 1 << 10, 256}, {1, 256, 1024}, {100, 256, 1024}, {300, 300, 873}, {1500, 1500, 256}, {16 << 10, 16 << 10, 256},
+	const mib = 1 << 20
+	for _, c := range []struct{ shown, growth, room, interval int64 }{
+		// No budget, or room for four times half the world: a half.
+		{0, 1 << 10, math.MaxInt64, 512}, {1, 256, math.MaxInt64, 2048}, {100, 256, math.MaxInt64, 2048},
+		{300, 300, math.MaxInt64, 1747}, {1500, 1500, math.MaxInt64, 512}, {16 << 10, 16 << 10, math.MaxInt64, 512},
+		{0, 1 << 10, 2 * mib, 512}, {1500, 1500, 4 * 1500 * 512, 512},
+		// Less room: a quarter.
+		{0, 1 << 10, 2*mib - 1, 256}, {1, 256, mib, 1024}, {1500, 1500, 4*1500*512 - 1, 256}, {16 << 10, 16 << 10, 31 * mib, 256},
 	} {
-		if g := writeGrowth(c.shown); g != c.growth || sampleInterval(1<<20, g) != c.interval {
-			t.Errorf("writes shown to add %d bytes: taken as %d, a world of 1 MiB measured every %d writes; want %d, %d",
-				c.shown, g, sampleInterval(1<<20, g), c.growth, c.interval)
+		if g := writeGrowth(c.shown); g != c.growth || sampleInterval(mib, g, c.room) != c.interval {
+			t.Errorf("writes shown to add %d bytes, %d bytes of room: taken as %d, a world of 1 MiB measured every %d writes; want %d, %d",
+				c.shown, c.room, g, sampleInterval(mib, g, c.room), c.growth, c.interval)
 		}
 	}
 }

@@ -49,19 +49,19 @@ func TestRoomyAllowsForShownGrowth(t *testing.T) {
 	}
 
 	var w worldSizes
-	w.measured("sb", "t", 0)
+	w.measured("sb", "t", 0, budget)
 	for range 40 {
 		w.due("sb", "t", budget)
 	}
-	w.measured("sb", "t", 40*16<<10)
+	w.measured("sb", "t", 40*16<<10, budget)
 	if !w.due("sb", "t", budget) {
 		t.Error("Redis: the write after 40 writes of 16 KiB was not measured")
 	}
-	w.measured("sb", "t", 0)
+	w.measured("sb", "t", 0, budget)
 	for range 40 {
 		w.due("sb", "t", budget)
 	}
-	w.measured("sb", "t", 40*100)
+	w.measured("sb", "t", 40*100, budget)
 	if w.due("sb", "t", budget) {
 		t.Error("Redis: the write after 40 writes of 100 bytes was measured")
 	}
