@@ -635,9 +635,9 @@ const (
 	// issues growing by thousands of comments). A roomy world must have
 	// room for four times that growth: one over a third of its budget
 	// has not (nor, for writes over sampleGrowth, a smaller one), and is
-	// measured once
-	// it could have grown by a quarter, which a world of writes up to
-	// sampleGrowth has room for up to half its budget (asked for a half
+	// measured once it could have grown by a quarter, which a world of
+	// writes up to sampleGrowth has room for up to half its budget (asked
+	// for a half
 	// up to there, a 10 MB world of a 32 MiB budget was copied on every
 	// write: 1,037 writes a second where it takes 8,500).
 	//
