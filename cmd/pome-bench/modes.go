@@ -27,6 +27,7 @@ var modes = []mode{
 	{"rate", "open-loop load at a fixed offered rate, latency from each request's due time", runRate},
 	{"scale", "write cost against world size, tape length and open sandboxes", runScale},
 	{"peers", "the ceiling run with stripe-mock and emulate, installed and started beside Pome, as further sides", runPeers},
+	{"same-bytes", "a bare net/http handler answering one answer (JSON on standard input) until its input ends: what rate --ceiling starts", runSameBytes},
 }
 
 func findMode(name string) *mode {
@@ -165,12 +166,21 @@ func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Store, "store", "", "the server's store, memory or redis: prints the p99 target (5 ms or 10 ms)")
 	fs.StringVar(&cfg.Pacing, "pacing", load.PacingPrecise, "how the raw and go clients' senders wait for due times: precise (on a timerfd of each sender's own, Linux) or runtime (Go's timers, up to a millisecond late, sending requests bunched at its ticks); the loop client waits in epoll_pwait2")
 	fs.StringVar(&cfg.Client, "client", load.ClientLoop, "loop (one goroutine's epoll loop over a keep-alive connection per sender, requests formatted once, as wrk2 does; Linux 5.11+, else raw), raw (a goroutine per sender on such a connection) or go (net/http's client)")
+	fs.BoolVar(&cfg.Ceiling, "ceiling", false, "after each call, the same load against a bare net/http handler answering the bytes Pome answered, in a process of its own (pome-bench same-bytes): the latency any Go server reaches here")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
 	if cm.server == "" {
 		fmt.Fprintln(stderr, "pome-bench rate: no server (--server or POME_SERVER)")
 		return 2
+	}
+	if cfg.Ceiling {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "pome-bench rate: --ceiling: %v\n", err)
+			return 1
+		}
+		cfg.BareCommand = append([]string{exe}, sameBytesArgs...)
 	}
 	if cfg.Store != "" && load.P99Target(cfg.Store) == 0 {
 		fmt.Fprintf(stderr, "pome-bench rate: --store %q: memory or redis\n", cfg.Store)
@@ -184,6 +194,23 @@ func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.Server, cfg.APIKey, cfg.ServerPID, cfg.StorePID, cfg.Log = cm.server, cm.apiKey, cm.serverPID, cm.storePID, cm.log(stderr)
 	rep, err := load.ConstantRate(ctx, cfg)
 	return finish("rate", rep, err, cm, load.WriteRateTable, stdout, stderr)
+}
+
+// sameBytesArgs start the same-bytes mode from this program's executable
+// (a test binary puts its own flags before them: see TestMain).
+var sameBytesArgs = []string{"same-bytes"}
+
+func runSameBytes(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("same-bytes", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	if err := load.ServeSameBytes(ctx, *addr, os.Stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "pome-bench same-bytes: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) int {

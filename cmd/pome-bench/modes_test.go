@@ -197,6 +197,63 @@ func testRateMode(t *testing.T, client, pacing string) {
 	}
 }
 
+// A test binary started with POME_BENCH_AS_MAIN=1 is pome-bench itself:
+// what rate --ceiling starts as its same-bytes server.
+func TestMain(m *testing.M) {
+	if os.Getenv("POME_BENCH_AS_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// TestRateCeiling: with --ceiling each call's run is followed by the same
+// load against the bytes Pome answered, served by pome-bench same-bytes
+// in a process of its own; both runs are in the report, the bare one
+// without a verdict.
+func TestRateCeiling(t *testing.T) {
+	t.Setenv("POME_BENCH_AS_MAIN", "1")
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	jsonFile := filepath.Join(t.TempDir(), "rate.json")
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"rate", "--ceiling",
+		"--server", url, "--api-key", key, "--rate", "300", "--duration", "400ms", "--warmup", "0",
+		"--sandboxes", "3", "--senders", "8", "--store", "memory", "--calls", "github_get_issue,github_post_comment",
+		"--server-pid", strconv.Itoa(os.Getpid()), "--json-out", jsonFile, "-q",
+	}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
+	}
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep load.RateReport
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	want := []struct{ call, side string }{{"github_get_issue", ""}, {"github_get_issue", load.SideBare}, {"github_post_comment", ""}, {"github_post_comment", load.SideBare}}
+	if len(rep.Results) != len(want) {
+		t.Fatalf("%d results, want %d:\n%s", len(rep.Results), len(want), out.String())
+	}
+	for i, r := range rep.Results {
+		if r.Call != want[i].call || r.Side != want[i].side {
+			t.Errorf("result %d: %s %q, want %s %q", i, r.Call, r.Side, want[i].call, want[i].side)
+		}
+		if r.Offered != 120 || r.Completed != 120 || r.Errors != 0 || r.Unanswered != 0 || r.P50US <= 0 {
+			t.Errorf("%s %q: %+v", r.Call, r.Side, r)
+		}
+		// The bare process's memory is not Pome's: not read.
+		if (r.Side == load.SideBare) != (r.Mem == nil) {
+			t.Errorf("%s %q: memory %+v", r.Call, r.Side, r.Mem)
+		}
+	}
+	for _, s := range []string{"github_get_issue (bare)", "github_post_comment (bare)", "(ceiling)"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("no %q in the table:\n%s", s, out.String())
+		}
+	}
+}
+
 // TestScaleMode runs every dimension at two small sizes: each series has a
 // point per size, every write answered, and a spread.
 func TestScaleMode(t *testing.T) {

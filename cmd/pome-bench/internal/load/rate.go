@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -303,11 +304,19 @@ type RateConfig struct {
 	ServerPID int
 	StorePID  int
 	Log       io.Writer
+	// Ceiling: after each call, the same load against a bare net/http
+	// handler answering the bytes Pome answered for it, in a process of
+	// its own started with BareCommand (see StartBare).
+	Ceiling     bool
+	BareCommand []string
 }
 
 // RateResult is one call at the offered rate.
 type RateResult struct {
-	Call         string  `json:"call"`
+	Call string `json:"call"`
+	// Side is SideBare for the same-bytes handler's run (--ceiling), empty
+	// for Pome's.
+	Side         string  `json:"side,omitempty"`
 	OfferedRate  float64 `json:"offered_req_per_sec"`
 	AchievedRate float64 `json:"achieved_req_per_sec"`
 	Offered      int64   `json:"offered"`
@@ -370,6 +379,9 @@ func P99Target(store string) time.Duration {
 func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 	if cfg.Sandboxes < 1 || cfg.Senders < 1 || len(cfg.Calls) == 0 {
 		return nil, errors.New("rate: sandboxes, senders and calls must be positive")
+	}
+	if cfg.Ceiling && len(cfg.BareCommand) == 0 {
+		return nil, errors.New("rate: the ceiling needs a command for the same-bytes server")
 	}
 	if _, err := NewSchedule(time.Now(), cfg.Rate, cfg.Duration); err != nil {
 		return nil, err
@@ -453,109 +465,156 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		if err != nil {
 			return rep, err
 		}
-		// runSched offers one schedule with the run's client.
-		var runSched func(ctx context.Context, sched Schedule) *OpenLoopResult
-		openLoop := func(do func(ctx context.Context, sender int, i int64) error) {
-			runSched = func(ctx context.Context, sched Schedule) *OpenLoopResult {
-				return OpenLoop(ctx, sched, cfg.Senders, clock, do)
-			}
-		}
-		switch cfg.Client {
-		case ClientGo:
-			openLoop(func(ctx context.Context, _ int, i int64) error {
-				req, err := c.Request(ctx, ts[i%int64(len(ts))])
-				if err != nil {
-					return err
-				}
-				resp, err := client.Do(req)
-				if err != nil {
-					return err
-				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil {
-					return err
-				}
-				return c.CheckResponse(resp.StatusCode, body)
-			})
-		default:
-			raws := make([]RawRequest, len(ts))
-			for k, t := range ts {
-				if raws[k], err = FormatRaw(c, t); err != nil {
-					return rep, err
-				}
-			}
-			if cfg.Client == ClientLoop {
-				lc, err := NewLoopClient(cfg.Senders, raws)
-				if err != nil {
-					return rep, err
-				}
-				defer lc.Close()
-				runSched = func(ctx context.Context, sched Schedule) *OpenLoopResult {
-					return lc.Run(ctx, sched, c.CheckResponse)
-				}
-				break
-			}
-			conns := make([]RawConn, cfg.Senders)
-			defer func() {
-				for k := range conns {
-					conns[k].Close()
-				}
-			}()
-			openLoop(func(_ context.Context, sender int, i int64) error {
-				status, body, err := conns[sender].Do(raws[i%int64(len(raws))])
-				if err != nil {
-					return err
-				}
-				return c.CheckResponse(status, body)
-			})
-		}
-		if cfg.Warmup > 0 {
-			if ws, err := NewSchedule(time.Now(), cfg.Rate, cfg.Warmup); err == nil {
-				runSched(ctx, ws)
-			}
-		}
-		var before memReading
-		if probe.enabled() {
-			before = probe.read(ctx)
-		}
-		c0 := cpu.read()
-		sched, _ := NewSchedule(time.Now().Add(10*time.Millisecond), cfg.Rate, cfg.Duration)
-		sched.SlowOver = P99Target(cfg.Store)
-		if sched.SlowOver == 0 {
-			sched.SlowOver = P99Target("memory")
-		}
-		// A server that falls behind would stretch the run without end:
-		// the requests still unsent at the bound are not sent.
-		rctx, cancel := context.WithTimeout(ctx, cfg.Duration+max(10*time.Second, cfg.Duration/2))
-		r := runSched(rctx, sched)
-		cancel()
-		c1 := cpu.read()
-		us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
-		res := RateResult{Call: c.Name, OfferedRate: cfg.Rate, AchievedRate: r.AchievedRate(), Offered: r.Offered, Unanswered: r.Offered - int64(r.Completed+r.Errors),
-			Completed: r.Completed, Errors: r.Errors, Late: r.Late, ErrorSample: r.ErrorSample,
-			P50US: us(r.Latency.Quantile(0.5)), P99US: us(r.Latency.Quantile(0.99)), P999US: us(r.Latency.Quantile(0.999)),
-			MaxUS: us(r.Latency.Max()), LagP99US: us(r.StartLag.Quantile(0.99)), Stalls: r.Stalls}
-		if n := float64(r.Completed); n > 0 {
-			if cfg.ServerPID != 0 {
-				res.ServerCPUUS = float64(c1.server-c0.server) / n
-			}
-			if cfg.StorePID != 0 {
-				res.StoreCPUUS = float64(c1.store-c0.store) / n
-			}
-			res.ClientCPUUS = float64(c1.self-c0.self) / n
-		}
-		if c0.machineOK && c1.machineOK {
-			res.MachineBusy, res.MachineSteal = BusyShare(c0.machine, c1.machine)
-		}
-		if probe.enabled() {
-			res.Mem = newDelta(before, probe.read(ctx), r.Completed)
+		res, err := cfg.offer(ctx, c, ts, client, clock, cpu, probe)
+		if err != nil {
+			return rep, err
 		}
 		logf("%-24s offered %.0f/s achieved %.0f/s  p50 %s  p99 %s  p99.9 %s  errors %d  late %d", c.Name, cfg.Rate, res.AchievedRate,
 			fmtUS(res.P50US), fmtUS(res.P99US), fmtUS(res.P999US), res.Errors, res.Late)
 		rep.Results = append(rep.Results, res)
+		if !cfg.Ceiling || ctx.Err() != nil {
+			continue
+		}
+		// The ceiling: the same load, by the same client, against a bare
+		// handler in a process of its own answering what Pome answered.
+		ans, err := Capture(ctx, client, c, ts[0])
+		if err != nil {
+			return rep, fmt.Errorf("%s: capturing the answer for the same-bytes server: %w", c.Name, err)
+		}
+		bare, err := StartBare(ctx, cfg.BareCommand, ans)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		logf("%-24s the same bytes from %s (pid %d)", c.Name, bare.URL, bare.PID)
+		res, err = cfg.offer(ctx, c, Rebase(ts, bare.URL), client, clock, cpuProbe{server: bare.PID, machine: true}, nil)
+		bare.Close()
+		if err != nil {
+			return rep, err
+		}
+		res.Side = SideBare
+		logf("%-24s bare: achieved %.0f/s  p50 %s  p99 %s  p99.9 %s  errors %d  late %d", c.Name, res.AchievedRate,
+			fmtUS(res.P50US), fmtUS(res.P99US), fmtUS(res.P999US), res.Errors, res.Late)
+		rep.Results = append(rep.Results, res)
 	}
 	return rep, ctx.Err()
+}
+
+// SideBare marks a rate result of the same-bytes handler (--ceiling).
+const SideBare = "bare"
+
+// offer offers c's requests to ts at the configured rate, after the
+// warm-up, with the run's client, and measures the run: the server's CPU
+// from cpu, its memory from probe (nil: not read).
+func (cfg RateConfig) offer(ctx context.Context, c Call, ts []Target, client *http.Client, clock Clock, cpu cpuProbe, probe *memProbe) (RateResult, error) {
+	// runSched offers one schedule with the run's client.
+	var runSched func(ctx context.Context, sched Schedule) *OpenLoopResult
+	openLoop := func(do func(ctx context.Context, sender int, i int64) error) {
+		runSched = func(ctx context.Context, sched Schedule) *OpenLoopResult {
+			return OpenLoop(ctx, sched, cfg.Senders, clock, do)
+		}
+	}
+	switch cfg.Client {
+	case ClientGo:
+		openLoop(func(ctx context.Context, _ int, i int64) error {
+			req, err := c.Request(ctx, ts[i%int64(len(ts))])
+			if err != nil {
+				return err
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return err
+			}
+			return c.CheckResponse(resp.StatusCode, body)
+		})
+	default:
+		raws := make([]RawRequest, len(ts))
+		for k, t := range ts {
+			var err error
+			if raws[k], err = FormatRaw(c, t); err != nil {
+				return RateResult{}, err
+			}
+		}
+		if cfg.Client == ClientLoop {
+			lc, err := NewLoopClient(cfg.Senders, raws)
+			if err != nil {
+				return RateResult{}, err
+			}
+			defer lc.Close()
+			runSched = func(ctx context.Context, sched Schedule) *OpenLoopResult {
+				return lc.Run(ctx, sched, c.CheckResponse)
+			}
+			break
+		}
+		conns := make([]RawConn, cfg.Senders)
+		defer func() {
+			for k := range conns {
+				conns[k].Close()
+			}
+		}()
+		openLoop(func(_ context.Context, sender int, i int64) error {
+			status, body, err := conns[sender].Do(raws[i%int64(len(raws))])
+			if err != nil {
+				return err
+			}
+			return c.CheckResponse(status, body)
+		})
+	}
+	if cfg.Warmup > 0 {
+		if ws, err := NewSchedule(time.Now(), cfg.Rate, cfg.Warmup); err == nil {
+			runSched(ctx, ws)
+		}
+	}
+	var before memReading
+	if probe != nil && probe.enabled() {
+		before = probe.read(ctx)
+	}
+	c0 := cpu.read()
+	sched, _ := NewSchedule(time.Now().Add(10*time.Millisecond), cfg.Rate, cfg.Duration)
+	sched.SlowOver = P99Target(cfg.Store)
+	if sched.SlowOver == 0 {
+		sched.SlowOver = P99Target("memory")
+	}
+	// A server that falls behind would stretch the run without end:
+	// the requests still unsent at the bound are not sent.
+	rctx, cancel := context.WithTimeout(ctx, cfg.Duration+max(10*time.Second, cfg.Duration/2))
+	r := runSched(rctx, sched)
+	cancel()
+	c1 := cpu.read()
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+	res := RateResult{Call: c.Name, OfferedRate: cfg.Rate, AchievedRate: r.AchievedRate(), Offered: r.Offered, Unanswered: r.Offered - int64(r.Completed+r.Errors),
+		Completed: r.Completed, Errors: r.Errors, Late: r.Late, ErrorSample: r.ErrorSample,
+		P50US: us(r.Latency.Quantile(0.5)), P99US: us(r.Latency.Quantile(0.99)), P999US: us(r.Latency.Quantile(0.999)),
+		MaxUS: us(r.Latency.Max()), LagP99US: us(r.StartLag.Quantile(0.99)), Stalls: r.Stalls}
+	if n := float64(r.Completed); n > 0 {
+		if cpu.server != 0 {
+			res.ServerCPUUS = float64(c1.server-c0.server) / n
+		}
+		if cpu.store != 0 {
+			res.StoreCPUUS = float64(c1.store-c0.store) / n
+		}
+		res.ClientCPUUS = float64(c1.self-c0.self) / n
+	}
+	if c0.machineOK && c1.machineOK {
+		res.MachineBusy, res.MachineSteal = BusyShare(c0.machine, c1.machine)
+	}
+	if probe != nil && probe.enabled() {
+		res.Mem = newDelta(before, probe.read(ctx), r.Completed)
+	}
+	return res, nil
+}
+
+// label names the result in the report: the call, and for the ceiling's
+// run the bare handler's.
+func (c RateResult) label() string {
+	if c.Side == SideBare {
+		return c.Call + " (bare)"
+	}
+	return c.Call
 }
 
 // describeMachine says how busy the machine was during the run, and whose
@@ -568,10 +627,14 @@ func (c RateResult) describeMachine(cpus int) string {
 		fmt.Fprintf(&b, " and %.0f%% taken by the hypervisor", 100*c.MachineSteal)
 	}
 	var parts []string
+	server := "the server"
+	if c.Side == SideBare {
+		server = "the bare handler"
+	}
 	for _, p := range []struct {
 		who string
 		us  float64
-	}{{"the server", c.ServerCPUUS}, {"the store", c.StoreCPUUS}, {"the load tool", c.ClientCPUUS}} {
+	}{{server, c.ServerCPUUS}, {"the store", c.StoreCPUUS}, {"the load tool", c.ClientCPUUS}} {
 		if p.us > 0 {
 			parts = append(parts, fmt.Sprintf("%s %.2f", p.who, p.us*c.AchievedRate/1e6))
 		}
@@ -611,12 +674,17 @@ func WriteRateTable(w io.Writer, r *RateReport) error {
 		if c.Mem != nil && c.Mem.rssKnown {
 			rss = fmt.Sprintf("%.0f B", c.Mem.RSSPerItem)
 		}
-		line := fmt.Sprintf("%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t", c.Call, c.OfferedRate, c.AchievedRate,
+		line := fmt.Sprintf("%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t", c.label(), c.OfferedRate, c.AchievedRate,
 			fmtUS(c.P50US), fmtUS(c.P99US), fmtUS(c.P999US), fmtUS(c.MaxUS), c.Late, c.Unanswered, c.Errors, cpu(c.ServerCPUUS), cpu(c.StoreCPUUS), rss)
 		if r.P99TargetUS > 0 {
+			// The target is Pome's; the ceiling's row shows what a bare
+			// handler reaches under the same load, beside it.
 			v := "met"
 			if c.P99US > r.P99TargetUS || c.Errors > 0 || c.Unanswered > 0 {
 				v = "missed"
+			}
+			if c.Side == SideBare {
+				v = "(ceiling)"
 			}
 			line += fmtUS(r.P99TargetUS) + "\t" + v + "\t"
 		}
@@ -627,16 +695,16 @@ func WriteRateTable(w io.Writer, r *RateReport) error {
 	}
 	for _, c := range r.Results {
 		if c.ErrorSample != "" {
-			fmt.Fprintf(w, "%s first error: %s\n", c.Call, c.ErrorSample)
+			fmt.Fprintf(w, "%s first error: %s\n", c.label(), c.ErrorSample)
 		}
 		if c.Mem != nil {
-			fmt.Fprintf(w, "server memory during %s (%d calls): %s\n", c.Call, c.Mem.Items, c.Mem.describe("call"))
+			fmt.Fprintf(w, "server memory during %s (%d calls): %s\n", c.label(), c.Mem.Items, c.Mem.describe("call"))
 		}
 		if c.Stalls != nil {
-			fmt.Fprintf(w, "%s: %s\n", c.Call, c.Stalls.describe())
+			fmt.Fprintf(w, "%s: %s\n", c.label(), c.Stalls.describe())
 		}
 		if c.MachineBusy > 0 {
-			fmt.Fprintf(w, "%s: %s\n", c.Call, c.describeMachine(r.Machine.NumCPU))
+			fmt.Fprintf(w, "%s: %s\n", c.label(), c.describeMachine(r.Machine.NumCPU))
 		}
 	}
 	fmt.Fprintf(w, "\nLatency runs from each request's due time (start + i/rate), so time a request waited for a free sender counts; \"sent late\" are requests sent over %v after they were due.\n", lateAfter)

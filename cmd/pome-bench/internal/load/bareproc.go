@@ -1,0 +1,131 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// BareProcess is a same-bytes handler in a process of its own, as Pome is
+// one: the rate mode's ceiling. Its CPU is read from its pid as the
+// server's is, and it shares nothing with the load tool's runtime.
+type BareProcess struct {
+	URL string
+	PID int
+
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan error
+}
+
+// StartBare starts command (pome-bench same-bytes, or what stands for it
+// in a test), sends it a as one JSON value on its standard input and reads
+// the URL it serves on from the first line of its standard output. The
+// process serves until its standard input closes (Close), so it does not
+// outlive the load tool.
+func StartBare(ctx context.Context, command []string, a Answer) (*BareProcess, error) {
+	if len(command) == 0 {
+		return nil, errors.New("no command for the same-bytes server")
+	}
+	cmd := exec.Command(command[0], command[1:]...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("same-bytes server: %w", err)
+	}
+	b := &BareProcess{PID: cmd.Process.Pid, cmd: cmd, stdin: stdin, done: make(chan error, 1)}
+	line := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(stdout)
+		if s.Scan() {
+			line <- s.Text()
+		}
+		close(line)
+		io.Copy(io.Discard, stdout)
+		b.done <- cmd.Wait()
+	}()
+	if err := json.NewEncoder(stdin).Encode(a); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("same-bytes server: sending the answer: %w (%s)", err, strings.TrimSpace(stderr.String()))
+	}
+	select {
+	case u, ok := <-line:
+		if !ok || !strings.HasPrefix(u, "http://") {
+			b.Close()
+			return nil, fmt.Errorf("same-bytes server: no URL on its output (%s)", strings.TrimSpace(stderr.String()))
+		}
+		b.URL = u
+		return b, nil
+	case <-ctx.Done():
+		b.Close()
+		return nil, ctx.Err()
+	case <-time.After(10 * time.Second):
+		b.Close()
+		return nil, errors.New("same-bytes server: no URL within 10 s")
+	}
+}
+
+// Close ends the process: its standard input closes, which it takes as the
+// end; one that does not go within 5 s is killed.
+func (b *BareProcess) Close() error {
+	b.stdin.Close()
+	select {
+	case err := <-b.done:
+		b.done <- err
+		return nil
+	case <-time.After(5 * time.Second):
+		b.cmd.Process.Kill()
+		return errors.New("same-bytes server did not stop; killed")
+	}
+}
+
+// ServeSameBytes is the same-bytes server's side of StartBare: it reads one
+// answer as JSON from in, serves it on addr with the same handler and
+// net/http settings as the ceiling mode's, writes the URL as one line to
+// out, and serves until in ends or ctx is done.
+func ServeSameBytes(ctx context.Context, addr string, in io.Reader, out io.Writer) error {
+	dec := json.NewDecoder(in)
+	var a Answer
+	if err := dec.Decode(&a); err != nil {
+		return fmt.Errorf("reading the answer: %w", err)
+	}
+	if a.Status < 100 || a.Status > 999 {
+		return fmt.Errorf("answer status %d", a.Status)
+	}
+	if a.Header == nil {
+		a.Header = http.Header{}
+	}
+	srv, err := Serve(addr, NewSameBytesHandler(a))
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if _, err := fmt.Fprintln(out, srv.URL); err != nil {
+		return err
+	}
+	ended := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, io.MultiReader(dec.Buffered(), in))
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-ctx.Done():
+	}
+	return nil
+}
