@@ -8,12 +8,13 @@
 #
 # Steps (default: all, in this order):
 #   peers         Pome, the same-bytes handler, emulate and stripe-mock, wrk -t2 -c64
-#   rate-memory   10,000 req/s for 30 s, memory store
+#   rate-memory   10,000 req/s for 30 s, memory store, each call followed by the
+#                 same load against a bare handler answering its bytes (--ceiling)
 #   create        sandbox create p50 with 1 and 16 clients, memory and Redis, after
 #                 5,000 creates and discards; and a fresh memory server's, with none
 #   idle          RSS of 10,000 idle sandboxes
 #   scale-memory  write cost against world size, tape length and open sandboxes
-#   rate-redis    10,000 req/s for 30 s on Redis
+#   rate-redis    10,000 req/s for 30 s on Redis, with the same ceiling
 #   scale-redis   write cost against world size and tape length on Redis
 #   stores        each call's throughput on Redis over that on the memory store,
 #                 wrk -t2 -c64, rounds alternating the two stores
@@ -119,10 +120,10 @@ for step in "${STEPS[@]}"; do
 		bench peers --server-pid "$POME_PID" -d "$DURATION" --rounds "$ROUNDS" --json-out "$OUT/peers.json" | tee "$OUT/peers.txt" ;;
 	rate-memory)
 		start_pome memory
-		bench rate --rate 10000 --duration "$RATE_DURATION" --store memory --server-pid "$POME_PID" --json-out "$OUT/rate-memory.json" | tee "$OUT/rate-memory.txt" ;;
+		bench rate --ceiling --rate 10000 --duration "$RATE_DURATION" --store memory --server-pid "$POME_PID" --json-out "$OUT/rate-memory.json" | tee "$OUT/rate-memory.txt" ;;
 	rate-redis)
 		start_pome redis
-		bench rate --rate 10000 --duration "$RATE_DURATION" --store redis --server-pid "$POME_PID" --store-pid "$REDIS_PID" --json-out "$OUT/rate-redis.json" | tee "$OUT/rate-redis.txt" ;;
+		bench rate --ceiling --rate 10000 --duration "$RATE_DURATION" --store redis --server-pid "$POME_PID" --store-pid "$REDIS_PID" --json-out "$OUT/rate-redis.json" | tee "$OUT/rate-redis.txt" ;;
 	scale-memory)
 		start_pome memory
 		bench scale --rounds 3 --writes 8000 --server-pid "$POME_PID" --json-out "$OUT/scale-memory.json" | tee "$OUT/scale-memory.txt" ;;

@@ -18,6 +18,12 @@ own marking, one that ends in a write system call a request's work up to its ans
 
     go tool trace -d=parsed server.trace | python3 scripts/trace-waits.py --slices
 
+With --share it prints how the processors were shared during the mark phases and outside them:
+how many goroutines were running on average that were the collector's mark workers and how many
+were not, how many were runnable but waiting, and why goroutines stopped running.
+
+    go tool trace -d=parsed server.trace | python3 scripts/trace-waits.py --share
+
 The text format is the Go toolchain's debug output (Go 1.26 here), not a stable interface.
 """
 import collections
@@ -73,13 +79,88 @@ def slices(top=60, depth=4):
         print(f'{n:4d}  {where}')
 
 
+def share():
+    """How the processors were shared during the mark phases and outside them: the average
+    number of goroutines running that were the collector's mark workers (a goroutine that ever
+    stops in gcBgMarkWorker), of the others, and of goroutines runnable but not running; and
+    why goroutines stopped running (the trace's blocking reasons), counted."""
+    reason = re.compile(r'Running->Waiting Reason="([^"]*)"')
+    events = []  # (time, goroutine, from, to)
+    workers = set()
+    reasons = collections.Counter()
+    phases, begun = [], None
+    last = None  # the goroutine of the last transition, while its TransitionStack is read
+    for line in sys.stdin:
+        if line.startswith('M='):
+            last = None
+            m = transition.match(line)
+            if m:
+                t, g, frm, to = int(m.group(1)), m.group(2), m.group(3), m.group(4)
+                events.append((t, g, frm, to))
+                last = g
+                r = reason.search(line)
+                if r:
+                    reasons[r.group(1)] += 1
+                continue
+            m = mark.match(line)
+            if m:
+                if m.group(1) == 'Begin':
+                    begun = int(m.group(2))
+                elif begun is not None:
+                    phases.append((begun, int(m.group(2))))
+                    begun = None
+        elif line.startswith('Stack='):
+            last = None  # the goroutine's stack again, after its TransitionStack
+        elif last is not None and 'runtime.gcBgMarkWorker' in line:
+            workers.add(last)
+    if not events:
+        sys.exit('no goroutine transitions in the input: give it `go tool trace -d=parsed TRACE`')
+    events.sort(key=lambda e: e[0])
+
+    def marking(t):
+        return any(b <= t < e for b, e in phases)
+
+    time = collections.Counter()
+    held = collections.Counter()
+    running, runnable = set(), set()
+    prev = events[0][0]
+    for t, g, frm, to in events:
+        if t > prev:
+            k = marking(prev)
+            w = sum(1 for x in running if x in workers)
+            time[k] += t - prev
+            held[(k, 'workers')] += w * (t - prev)
+            held[(k, 'others')] += (len(running) - w) * (t - prev)
+            held[(k, 'runnable')] += len(runnable) * (t - prev)
+            prev = t
+        if to == 'Running':
+            running.add(g)
+        elif frm == 'Running':
+            running.discard(g)
+        if to == 'Runnable':
+            runnable.add(g)
+        elif frm == 'Runnable':
+            runnable.discard(g)
+    print(f'{len(phases)} mark phases; {len(workers)} mark workers')
+    for k, name in ((True, 'during marking'), (False, 'outside marking')):
+        if time[k]:
+            print(f'{name}: {time[k] / 1e6:.0f} ms; running: mark workers {held[(k, "workers")] / time[k]:.2f}, '
+                  f'others {held[(k, "others")] / time[k]:.2f}; runnable {held[(k, "runnable")] / time[k]:.1f} on average')
+    print('stopped running, by reason:')
+    for r, n in reasons.most_common():
+        print(f'{n:8d}  {r}')
+
+
 def main():
     args = sys.argv[1:]
     if args == ['--slices']:
         slices()
         return
+    if args == ['--share']:
+        share()
+        return
     if args:
-        sys.exit('usage: go tool trace -d=parsed TRACE | trace-waits.py [--slices]')
+        sys.exit('usage: go tool trace -d=parsed TRACE | trace-waits.py [--slices | --share]')
     runnable = {}
     waits = {}  # window -> waits (ns)
     phases = []
