@@ -140,27 +140,13 @@ func TestRateMode(t *testing.T) {
 
 func testRateMode(t *testing.T, client, pacing string) {
 	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
-	jsonFile := filepath.Join(t.TempDir(), "rate.json")
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"rate",
+	rep, table := rateReport(t,
 		"--server", url, "--api-key", key, "--rate", "400", "--duration", "500ms", "--warmup", "0",
 		"--sandboxes", "3", "--senders", "8", "--store", "memory", "--calls", "github_get_issue,stripe_create_customer",
-		"--server-pid", strconv.Itoa(os.Getpid()), "--json-out", jsonFile, "-q", "--client", client, "--pacing", cmp.Or(pacing, load.PacingPrecise),
-	}, &out, &errOut)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
-	}
+		"--server-pid", strconv.Itoa(os.Getpid()), "-q", "--client", client, "--pacing", cmp.Or(pacing, load.PacingPrecise))
 	// The table on stdout, the same report as JSON in the file.
-	if !strings.Contains(out.String(), "p99 target") {
-		t.Errorf("no table:\n%s", out.String())
-	}
-	raw, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep load.RateReport
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatalf("%v\n%s", err, raw)
+	if !strings.Contains(table, "p99 target") {
+		t.Errorf("no table:\n%s", table)
 	}
 	wantClient, want := client, cmp.Or(pacing, load.PacingPrecise)
 	switch {
@@ -173,10 +159,10 @@ func testRateMode(t *testing.T, client, pacing string) {
 		want = load.PacingLoop
 	}
 	if len(rep.Results) != 2 || rep.P99TargetUS != 5000 || !strings.HasPrefix(rep.Client, wantClient) {
-		t.Fatalf("client %q, want %s:\n%s", rep.Client, wantClient, out.String())
+		t.Fatalf("client %q, want %s:\n%s", rep.Client, wantClient, table)
 	}
-	if !strings.HasPrefix(rep.Pacing, want) || !strings.Contains(out.String(), want) {
-		t.Errorf("pacing %q in the report, want %s:\n%s", rep.Pacing, want, out.String())
+	if !strings.HasPrefix(rep.Pacing, want) || !strings.Contains(table, want) {
+		t.Errorf("pacing %q in the report, want %s:\n%s", rep.Pacing, want, table)
 	}
 	for _, r := range rep.Results {
 		if r.Offered != 200 || r.Completed != 200 || r.Errors != 0 || r.Unanswered != 0 || r.P50US <= 0 || r.P999US < r.P99US || r.P99US < r.P50US || r.AchievedRate <= 0 || r.Mem == nil {
@@ -185,16 +171,37 @@ func testRateMode(t *testing.T, client, pacing string) {
 		// Where the slow requests fell, against the store's p99 target.
 		if r.Stalls == nil || r.Stalls.OverUS != 5000 || r.Stalls.InStalls > r.Stalls.Slow {
 			t.Errorf("%s: stalls %+v", r.Call, r.Stalls)
-		} else if !strings.Contains(out.String(), r.Call+": ") {
-			t.Errorf("no stalls line for %s:\n%s", r.Call, out.String())
+		} else if !strings.Contains(table, r.Call+": ") {
+			t.Errorf("no stalls line for %s:\n%s", r.Call, table)
 		}
 	}
+	var out, errOut bytes.Buffer
 	for _, bad := range [][]string{{"--rate", "0"}, {"--store", "disk"}, {"--calls", "nope"}, {"--pacing", "sometimes"}, {"--client", "curl"}, {"--client", "loop", "--pacing", "runtime"}} {
 		args := append([]string{"rate", "--server", url, "--api-key", key, "-q"}, bad...)
 		if code := run(context.Background(), args, &out, &errOut); code == 0 {
 			t.Errorf("%v: exit 0", bad)
 		}
 	}
+}
+
+// rateReport runs the rate mode with args, and returns the report it wrote
+// with --json-out and the table it printed.
+func rateReport(t *testing.T, args ...string) (load.RateReport, string) {
+	t.Helper()
+	jsonFile := filepath.Join(t.TempDir(), "rate.json")
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), append(append([]string{"rate"}, args...), "--json-out", jsonFile), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
+	}
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep load.RateReport
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	return rep, out.String()
 }
 
 // A test binary started with POME_BENCH_AS_MAIN=1 is pome-bench itself:
@@ -213,27 +220,13 @@ func TestMain(m *testing.M) {
 func TestRateCeiling(t *testing.T) {
 	t.Setenv("POME_BENCH_AS_MAIN", "1")
 	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
-	jsonFile := filepath.Join(t.TempDir(), "rate.json")
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"rate", "--ceiling",
+	rep, table := rateReport(t, "--ceiling",
 		"--server", url, "--api-key", key, "--rate", "300", "--duration", "400ms", "--warmup", "0",
 		"--sandboxes", "3", "--senders", "8", "--store", "memory", "--calls", "github_get_issue,github_post_comment",
-		"--server-pid", strconv.Itoa(os.Getpid()), "--json-out", jsonFile, "-q",
-	}, &out, &errOut)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, errOut.String(), out.String())
-	}
-	raw, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep load.RateReport
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatalf("%v\n%s", err, raw)
-	}
+		"--server-pid", strconv.Itoa(os.Getpid()), "-q")
 	want := []struct{ call, side string }{{"github_get_issue", ""}, {"github_get_issue", load.SideBare}, {"github_post_comment", ""}, {"github_post_comment", load.SideBare}}
 	if len(rep.Results) != len(want) {
-		t.Fatalf("%d results, want %d:\n%s", len(rep.Results), len(want), out.String())
+		t.Fatalf("%d results, want %d:\n%s", len(rep.Results), len(want), table)
 	}
 	for i, r := range rep.Results {
 		if r.Call != want[i].call || r.Side != want[i].side {
@@ -248,8 +241,8 @@ func TestRateCeiling(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"github_get_issue (bare)", "github_post_comment (bare)", "(ceiling)"} {
-		if !strings.Contains(out.String(), s) {
-			t.Errorf("no %q in the table:\n%s", s, out.String())
+		if !strings.Contains(table, s) {
+			t.Errorf("no %q in the table:\n%s", s, table)
 		}
 	}
 }
