@@ -80,8 +80,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write this process's CPU profile (the load generator's own cost) to this file")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: pome-bench [flags]  (the scenarios, with the Go client)\n       pome-bench MODE [flags]\n\nModes:\n")
+		width := 0
 		for _, m := range modes {
-			fmt.Fprintf(stderr, "  %-8s %s\n", m.name, m.summary)
+			width = max(width, len(m.name))
+		}
+		for _, m := range modes {
+			fmt.Fprintf(stderr, "  %-*s %s\n", width, m.name, m.summary)
 		}
 		fmt.Fprintf(stderr, "\nFlags:\n")
 		fs.PrintDefaults()

@@ -160,3 +160,29 @@ func TestProxyNeedsReplicas(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want 2 and a hint about --to", code, errOut.String())
 	}
 }
+
+// TestUsageListsModes: -h lists every mode with its summary, the summaries
+// in one column whatever the names' lengths.
+func TestUsageListsModes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	column := -1
+	for _, m := range modes {
+		var line string
+		for _, l := range strings.Split(errOut.String(), "\n") {
+			if strings.HasPrefix(l, "  "+m.name+" ") {
+				line = l
+			}
+		}
+		at := strings.Index(line, m.summary)
+		if at < 0 {
+			t.Fatalf("mode %s not listed with its summary:\n%s", m.name, errOut.String())
+		}
+		if column >= 0 && at != column {
+			t.Errorf("mode %s: summary at column %d, others at %d:\n%s", m.name, at, column, errOut.String())
+		}
+		column = at
+	}
+}
