@@ -180,7 +180,7 @@ func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "pome-bench rate: --ceiling: %v\n", err)
 			return 1
 		}
-		cfg.BareCommand = append([]string{exe}, sameBytesArgs...)
+		cfg.BareCommand = []string{exe, "same-bytes"}
 	}
 	if cfg.Store != "" && load.P99Target(cfg.Store) == 0 {
 		fmt.Fprintf(stderr, "pome-bench rate: --store %q: memory or redis\n", cfg.Store)
@@ -195,10 +195,6 @@ func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rep, err := load.ConstantRate(ctx, cfg)
 	return finish("rate", rep, err, cm, load.WriteRateTable, stdout, stderr)
 }
-
-// sameBytesArgs start the same-bytes mode from this program's executable
-// (a test binary puts its own flags before them: see TestMain).
-var sameBytesArgs = []string{"same-bytes"}
 
 func runSameBytes(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("same-bytes", flag.ContinueOnError)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os/exec"
 	"strings"
 	"time"
@@ -106,9 +105,6 @@ func ServeSameBytes(ctx context.Context, addr string, in io.Reader, out io.Write
 	}
 	if a.Status < 100 || a.Status > 999 {
 		return fmt.Errorf("answer status %d", a.Status)
-	}
-	if a.Header == nil {
-		a.Header = http.Header{}
 	}
 	srv, err := Serve(addr, NewSameBytesHandler(a))
 	if err != nil {
