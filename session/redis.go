@@ -256,7 +256,7 @@ return 1
 `)
 
 // luaRecent keeps, in a field of the state hash, the ids of a twin's last
-// writes of one kind with what each answered, newest first, as fixed-width
+// saves with what each answered, newest first, as fixed-width
 // entries ",ID=NNNNNNNNNNNN" (a 16-character writeID, a 12-digit answer),
 // so that a write sent twice is answered twice the same and done once.
 // recalled returns the answer kept for id in list (false when none yet),
@@ -276,16 +276,34 @@ local function remember(list, id, n, keep)
 end
 `
 
-// How many saves and taped calls of a twin the state remembers (240 and
-// 960 bytes: building the list costs the script a few microseconds per
-// kilobyte). A resend comes within go-redis's retries or
-// Manager.Record's (recordRetryFor); in that time the twin must not take
-// more writes than that from other callers, or the resend is not
-// recognised.
+// How many saves and taped calls of a twin the state remembers. A resend
+// comes within go-redis's retries or Manager.Record's (recordRetryFor); in
+// that time the twin must not take more writes than that from other
+// callers, or the resend is not recognised.
 const (
 	recentSaves = "8"
 	recentCalls = "32"
 )
+
+// luaRecentCalls keeps the ids of a twin's last recentCalls taped calls
+// in fields of the state hash rather than in one luaRecent list: "c:ID"
+// holds the seq call ID took, and "r:N" the id of the call whose seq is N
+// modulo recentCalls, the ring that says which id to forget when a call
+// takes its place. A call is every taped read, and the list, a 960-byte
+// string read, rebuilt and written whole each time (three Lua strings of
+// that size, each hashed byte by byte), was a fifth of a read's append;
+// the ring costs two more redis.call and no large string
+// (BenchmarkRedisAppendScript). luaAppendReplay reads "c:ID" with the
+// fields it reads anyway; forget and note the new call after the seq is
+// taken.
+const luaRecentCalls = `
+local function noteCall(key, id, seq)
+  local slot = 'r:' .. (seq % ` + recentCalls + `)
+  local old = redis.call('HGET', key, slot)
+  if old then redis.call('HDEL', key, 'c:' .. old) end
+  redis.call('HSET', key, 'c:' .. id, seq, slot, id)
+end
+`
 
 // appendScript hands out the next seq and stores the row with it in one
 // step, so seqs are gap-free and ordered across replicas. The row arrives
@@ -299,19 +317,19 @@ const (
 // KEYS: meta, state, tapeseq, tape, tapebodies. ARGV: row JSON after
 // `{"seq":0,` (or its reference form), cap, call id, body hash or empty,
 // body or empty.
-var appendScript = redis.NewScript(luaExpiry + luaRecent + luaAppendReplay + `
+var appendScript = redis.NewScript(luaExpiry + luaRecentCalls + luaAppendReplay + `
 if not st[1] then return -1 end
 local at = expiry(KEYS[1])
 if at == -2 then return -1 end
 local bhash, body = ARGV[4], ARGV[5]
 ` + luaAppendRow)
 
-// luaAppendReplay starts the append scripts: it reads the state's version
-// and recent calls, and a call already appended gets its seq again.
+// luaAppendReplay starts the append scripts: it reads the state's version,
+// the seq kept for the call's id (luaRecentCalls) and the cut, and a call
+// already appended gets its seq again.
 const luaAppendReplay = `
-local st = redis.call('HMGET', KEYS[2], 'ver', 'calls', 'cut')
-local done = recalled(st[2], ARGV[3])
-if done then return done end
+local st = redis.call('HMGET', KEYS[2], 'ver', 'c:' .. ARGV[3], 'cut')
+if st[2] then return tonumber(st[2]) end
 `
 
 // luaAppendRow is the end of the append scripts: with the sandbox's expiry
@@ -350,7 +368,7 @@ if seq <= cap then
     redis.call('PEXPIREAT', KEYS[5], at)
   end
 end
-redis.call('HSET', KEYS[2], 'calls', remember(st[2], ARGV[3], seq, ` + recentCalls + `))
+noteCall(KEYS[2], ARGV[3], seq)
 return seq
 `
 

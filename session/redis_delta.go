@@ -239,7 +239,7 @@ return saved
 // KEYS: meta, state, tapeseq, tape, lock. ARGV: row JSON after
 // `{"seq":0,`, cap, call id, version read, delta or document, lease
 // token, kind.
-var saveAppendScript = redis.NewScript(luaExpiry + luaRecent + luaWorld + luaStore + luaAppendReplay + `
+var saveAppendScript = redis.NewScript(luaExpiry + luaRecentCalls + luaWorld + luaStore + luaAppendReplay + `
 local holder = redis.call('GET', KEYS[5])
 if holder == ARGV[6] then redis.call('DEL', KEYS[5]) elseif holder then return 0 end
 if not st[1] then return -1 end

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -245,7 +246,9 @@ func TestRedisLostSpeculativeAppendReplyAppendsOnce(t *testing.T) {
 }
 
 // TestRedisRecentCallsStayBounded: the ids kept to recognise resends are
-// the latest ones, well formed, within their byte budget.
+// the latest ones, well formed, within their bounds: the last 8 saves in
+// one list, the last 32 taped calls in the state's ring of fields (a seq
+// under each "c:ID", the id under "r:" and the seq modulo 32).
 func TestRedisRecentCallsStayBounded(t *testing.T) {
 	ctx := context.Background()
 	s := newRedis(t, time.Now)
@@ -261,19 +264,48 @@ func TestRedisRecentCallsStayBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for field, budget := range map[string]int{"calls": 960, "saves": 240} {
-		list, err := raw.HGet(ctx, session.StateKey(sb.ID, "alpha"), field).Result()
-		if err != nil {
-			t.Fatal(err)
+	state, err := raw.HGetAll(ctx, session.StateKey(sb.ID, "alpha")).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := state["saves"]
+	if len(list) != 240 {
+		t.Errorf("saves: %d bytes kept, want 240", len(list))
+	}
+	if !regexp.MustCompile(`^(,[0-9A-Za-z]{16}=[0-9]{12})+$`).MatchString(list) {
+		t.Errorf("saves: malformed list %q", list)
+	}
+	if !strings.Contains(list[:31], "=000000000101,") {
+		t.Errorf("saves: newest entry is not first: %.40q", list)
+	}
+	if _, ok := state["calls"]; ok {
+		t.Error("taped calls kept in a list too")
+	}
+	id := regexp.MustCompile(`^[0-9A-Za-z]{16}$`)
+	seqs := map[int]string{} // seq -> id, from the "c:" fields
+	ring := map[int]string{} // slot -> id, from the "r:" fields
+	for f, v := range state {
+		switch {
+		case strings.HasPrefix(f, "c:"):
+			n, err := strconv.Atoi(v)
+			if err != nil || !id.MatchString(f[2:]) {
+				t.Fatalf("malformed call field %q = %q", f, v)
+			}
+			seqs[n] = f[2:]
+		case strings.HasPrefix(f, "r:"):
+			n, err := strconv.Atoi(f[2:])
+			if err != nil || n < 0 || n >= 32 || !id.MatchString(v) {
+				t.Fatalf("malformed ring field %q = %q", f, v)
+			}
+			ring[n] = v
 		}
-		if len(list) != budget {
-			t.Errorf("%s: %d bytes kept, want %d", field, len(list), budget)
-		}
-		if !regexp.MustCompile(`^(,[0-9A-Za-z]{16}=[0-9]{12})+$`).MatchString(list) {
-			t.Errorf("%s: malformed list %q", field, list)
-		}
-		if want := map[string]string{"calls": "=000000000100,", "saves": "=000000000101,"}[field]; !strings.Contains(list[:31], want) {
-			t.Errorf("%s: newest entry is not first: %.40q", field, list)
+	}
+	if len(seqs) != 32 || len(ring) != 32 {
+		t.Fatalf("%d calls and %d ring slots kept, want 32 and 32", len(seqs), len(ring))
+	}
+	for seq := 69; seq <= 100; seq++ {
+		if seqs[seq] == "" || ring[seq%32] != seqs[seq] {
+			t.Errorf("call %d: kept as %q, its ring slot names %q", seq, seqs[seq], ring[seq%32])
 		}
 	}
 }

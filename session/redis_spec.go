@@ -107,7 +107,7 @@ func (s *RedisStore) GetCached(id, twin string) (*Sandbox, bool) {
 // `{"seq":0,` (or its reference form), cap, call id, body hash or empty,
 // body or empty (as appendScript's), the record as read, the state
 // version.
-var appendCheckedScript = redis.NewScript(luaExpiry + luaRecent + luaAppendReplay + `
+var appendCheckedScript = redis.NewScript(luaExpiry + luaRecentCalls + luaAppendReplay + `
 if redis.call('GET', KEYS[1]) ~= ARGV[6] then return -3 end
 if st[1] ~= ARGV[7] then return -3 end
 local at = expiry(KEYS[1])
