@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,17 +23,8 @@ import (
 //
 //	POME_TEST_REDIS_URL=redis://127.0.0.1:6379/15 go test -run '^$' -bench RedisAppendScript ./session/
 func BenchmarkRedisAppendScript(b *testing.B) {
-	url := os.Getenv("POME_TEST_REDIS_URL")
-	if url == "" {
-		b.Skip("POME_TEST_REDIS_URL not set")
-	}
-	// The store's own way of opening its Redis (a single server: INFO
-	// cpu is read from the one it answers on).
-	rdb, err := OpenRedis(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rdb.Close()
+	// A single server: INFO cpu is read from the one it answers on.
+	rdb := testRedisClient(b)
 	ctx := context.Background()
 	record, row, answer := strings.Repeat("m", 457), strings.Repeat("r", 3000), strings.Repeat("a", 2400)
 	hash := bodyHash([]byte(answer))

@@ -5,7 +5,25 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
+
+// testRedisClient opens the Redis POME_TEST_REDIS_URL names, the store's
+// own way (OpenRedis), closed when tb ends; without it, tb is skipped.
+func testRedisClient(tb testing.TB) redis.UniversalClient {
+	tb.Helper()
+	url := os.Getenv("POME_TEST_REDIS_URL")
+	if url == "" {
+		tb.Skip("POME_TEST_REDIS_URL not set")
+	}
+	rdb, err := OpenRedis(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { rdb.Close() })
+	return rdb
+}
 
 // TestRecentCallsRing: an append sent again while its id is among the
 // twin's last 32 taped calls is answered its first seq and stores
@@ -13,15 +31,7 @@ import (
 // calls took their places, the id is forgotten and a resend is a new call.
 // The ring holds 32 ids however many calls came.
 func TestRecentCallsRing(t *testing.T) {
-	url := os.Getenv("POME_TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("POME_TEST_REDIS_URL not set")
-	}
-	rdb, err := OpenRedis(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdb.Close()
+	rdb := testRedisClient(t)
 	ctx := context.Background()
 	id := "test_recent_" + writeID()
 	record := `{"id":"` + id + `"}`
