@@ -291,11 +291,12 @@ const (
 // modulo recentCalls, the ring that says which id to forget when a call
 // takes its place. A call is every taped read, and the list, a 960-byte
 // string read, rebuilt and written whole each time (three Lua strings of
-// that size, each hashed byte by byte), was a fifth of a read's append;
-// the ring costs two more redis.call and no large string
-// (BenchmarkRedisAppendScript). luaAppendReplay reads "c:ID" with the
-// fields it reads anyway; forget and note the new call after the seq is
-// taken.
+// that size), was a fifth of a read's append; the ring costs two more
+// redis.call and no large string (BenchmarkRedisAppendScript), and about
+// 4.5 KB more of Redis's memory a twin (docs/PERFORMANCE.md, Redis
+// memory). luaAppendReplay reads "c:ID" with the fields it reads anyway;
+// noteCall forgets the call the new one replaces and notes the new one,
+// once its seq is taken.
 const luaRecentCalls = `
 local function noteCall(key, id, seq)
   local slot = 'r:' .. (seq % ` + recentCalls + `)

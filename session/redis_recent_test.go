@@ -41,7 +41,9 @@ func TestRecentCallsRing(t *testing.T) {
 	if err := rdb.Set(ctx, meta, record, time.Hour).Err(); err != nil {
 		t.Fatal(err)
 	}
-	rdb.HSet(ctx, state, "ver", 1)
+	if err := rdb.HSet(ctx, state, "ver", 1).Err(); err != nil {
+		t.Fatal(err)
+	}
 
 	// Each append script, by its own arguments: the plain one, the
 	// speculative one (the record and version it was served from) and
