@@ -293,8 +293,7 @@ const (
 // string read, rebuilt and written whole each time (three Lua strings of
 // that size), was a fifth of a read's append; the ring costs two more
 // redis.call and no large string (BenchmarkRedisAppendScript), and about
-// 4.5 KB more of Redis's memory a twin (docs/PERFORMANCE.md, Redis
-// memory). luaAppendReplay reads "c:ID" with the fields it reads anyway;
+// 4 KB more of Redis's memory a twin (TestScalingRedisMemory). luaAppendReplay reads "c:ID" with the fields it reads anyway;
 // noteCall forgets the call the new one replaces and notes the new one,
 // once its seq is taken.
 const luaRecentCalls = `

@@ -396,6 +396,8 @@ func TestScalingRedisMemory(t *testing.T) {
 	var buf bytes.Buffer
 	for i, k := range kinds {
 		sb := sbs[1+i]
+		stateKey := "pome:{" + sb.ID + "}:" + k.twin + ":state"
+		idleState := keyUsage(stateKey)
 		srv.mustCall(t, k.method, sb.API[k.twin]+k.path, sb.AuthToken, k.body, k.status, &buf)
 		tapeKey := "pome:{" + sb.ID + "}:" + k.twin + ":tape"
 		one := keyUsage(tapeKey)
@@ -407,5 +409,9 @@ func TestScalingRedisMemory(t *testing.T) {
 		full := keyUsage(tapeKey)
 		t.Logf("tape row, %s (%d B of JSON): MEMORY USAGE of the tape %d B at 1 row, %d B at %d rows = %d B per row; used_memory %d B per row",
 			k.name, len(enc), one, full, rows, (full-one)/(rows-1), (after-before)/(rows-1))
+		// What the twin's state keeps besides its world once called many
+		// times: the ids of its last taped calls (and, for a write, its
+		// saves and delta).
+		t.Logf("  MEMORY USAGE of the %s state: %d B idle, %d B after %d calls", k.twin, idleState, keyUsage(stateKey), rows)
 	}
 }
