@@ -626,20 +626,23 @@ const (
 	// this share left, are roomy.
 	roomyShare = 2
 	// sampleEvery is the fewest writes between measures of a roomy world;
-	// a larger one is measured once it could have grown by a half at
-	// sampleGrowth bytes a write (sampleInterval): a measure counts the
-	// whole world, so a write's share of it is 2 × sampleGrowth bytes
-	// counted whatever the world's size (at a quarter it was 4 ×: 16% of a
-	// Stripe create's CPU and 7% of a comment's in process; at an eighth
-	// 8 ×, 17% of the server's CPU in a profile of comments posted to
-	// issues growing by thousands of comments). A roomy world must have
-	// room for four times that growth: one over a third of its budget
-	// has not (nor, for writes over sampleGrowth, a smaller one), and is
-	// measured once it could have grown by a quarter, which a world of
-	// writes up to sampleGrowth has room for up to half its budget (asked
-	// for a half
-	// up to there, a 10 MB world of a 32 MiB budget was copied on every
-	// write: 1,037 writes a second where it takes 8,500).
+	// a larger one is measured once it could have doubled at sampleGrowth
+	// bytes a write (sampleInterval): a measure counts the whole world, so
+	// a write's share of it is sampleGrowth bytes counted whatever the
+	// world's size (at a half it was 2 ×: 10% of the server's CPU in
+	// profiles of Slack posts and Stripe creates at the ceiling, the
+	// world's objects read from memory the caches no longer held; at a
+	// quarter 4 ×: 16% of a Stripe create's CPU and 7% of a comment's in
+	// process; at an eighth 8 ×, 17% of the server's CPU in a profile of
+	// comments posted to issues growing by thousands of comments). A
+	// roomy world must have room for four times that growth: one over a
+	// fifth of its budget has not (nor, for writes over sampleGrowth, a
+	// smaller one), and is measured once it could have grown by a half
+	// where it has room for four times that (up to a third of its budget),
+	// else by a quarter, which a world of writes up to sampleGrowth has
+	// room for up to half its budget (asked for a half up to there, a 10 MB
+	// world of a 32 MiB budget was copied on every write: 1,037 writes a
+	// second where it takes 8,500).
 	//
 	// sampleGrowth is the growth a write is taken to add until the world's
 	// writes have shown theirs (writeGrowth); shown, it counts, but not
@@ -668,16 +671,20 @@ func writeGrowth(shown int64) int64 {
 
 // sampleInterval is how many writes a roomy world of size bytes, whose
 // writes add growth bytes (writeGrowth), goes unmeasured at most: until it
-// could have grown by a half, at sampleGrowth a write at most, where room
-// (what its budget leaves it; math.MaxInt64 for none) holds four times
-// that growth; else until it could have grown by a quarter, which a roomy
-// world (under half its budget) always has room for. A measure counts the
-// whole world, so a write's share of it is 2 × sampleGrowth bytes counted
-// (4 × nearer the budget), whatever the world's size.
+// could have doubled, at sampleGrowth a write at most, where room (what
+// its budget leaves it; math.MaxInt64 for none) holds four times that
+// growth (a world under a fifth of its budget, for writes up to
+// sampleGrowth); else until it could have grown by a half where room holds
+// four times that; else until it could have grown by a quarter, which a
+// roomy world (under half its budget) always has room for. A measure
+// counts the whole world, so a write's share of it is sampleGrowth bytes
+// counted (2 × and 4 × nearer the budget), whatever the world's size.
 func sampleInterval(size, growth, room int64) int64 {
 	g := min(growth, sampleGrowth)
-	if n := size / 2 / g; n <= room/4/growth {
-		return max(sampleEvery, n)
+	for _, share := range [...]int64{1, 2} {
+		if n := size / share / g; n <= room/4/growth {
+			return max(sampleEvery, n)
+		}
 	}
 	return max(sampleEvery, size/4/g)
 }

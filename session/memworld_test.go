@@ -158,9 +158,13 @@ func TestSampleDue(t *testing.T) {
 	}
 	const mib = 1 << 20
 	for _, c := range []struct{ shown, growth, room, interval int64 }{
-		// No budget, or room for four times half the world: a half.
-		{0, 1 << 10, math.MaxInt64, 512}, {1, 256, math.MaxInt64, 2048}, {100, 256, math.MaxInt64, 2048},
-		{300, 300, math.MaxInt64, 1747}, {1500, 1500, math.MaxInt64, 512}, {16 << 10, 16 << 10, math.MaxInt64, 512},
+		// No budget, or room for four times the world: until it could
+		// have doubled.
+		{0, 1 << 10, math.MaxInt64, 1024}, {1, 256, math.MaxInt64, 4096}, {100, 256, math.MaxInt64, 4096},
+		{300, 300, math.MaxInt64, 3495}, {1500, 1500, math.MaxInt64, 1024}, {16 << 10, 16 << 10, math.MaxInt64, 1024},
+		{0, 1 << 10, 4 * mib, 1024}, {1500, 1500, 4 * 1500 * 1024, 1024},
+		// Room for four times half the world: a half.
+		{0, 1 << 10, 4*mib - 1, 512}, {1500, 1500, 4*1500*1024 - 1, 512}, {1, 256, 2 * mib, 2048},
 		{0, 1 << 10, 2 * mib, 512}, {1500, 1500, 4 * 1500 * 512, 512},
 		// Less room: a quarter.
 		{0, 1 << 10, 2*mib - 1, 256}, {1, 256, mib, 1024}, {1500, 1500, 4*1500*512 - 1, 256}, {16 << 10, 16 << 10, 31 * mib, 256},
