@@ -2,10 +2,8 @@ package session
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -72,8 +70,8 @@ func (o openRow) bytes() []byte {
 	return o.appendTo(make([]byte, 0, o.size()))
 }
 
-// tapeBlock is a run of rows, each as its length (uvarint) then its bytes,
-// compressed with DEFLATE.
+// tapeBlock is a run of rows, laid end to end as sealBlock says and
+// compressed by matching (lzCompress).
 type tapeBlock struct {
 	first int
 	n     int
@@ -84,8 +82,8 @@ type tapeBlock struct {
 
 const (
 	// sealBytes: open rows are sealed in a block once the first of them
-	// add up to this many bytes (DEFLATE looks back 32 KiB, so a larger
-	// block mostly spreads its first row's cost thinner).
+	// add up to this many bytes (a larger block mostly spreads its first
+	// row's cost thinner, and a read of one row decompresses more).
 	sealBytes = 64 << 10
 	// sealRows caps the rows of a block, so that a tape of tiny rows
 	// still gets sealed and a read of one row decompresses few others.
@@ -236,20 +234,14 @@ func sealBlock(rows []openRow) (data []byte, raw int) {
 			last = row.body
 		}
 	}
-	out := &sc.out
-	out.Reset()
-	w := flateWriters.Get().(*flate.Writer)
-	w.Reset(out)
-	w.Write(src)
-	w.Close()
-	flateWriters.Put(w)
-	data = bytes.Clone(out.Bytes())
+	out := lzCompress(sc.out[:0], src, &sc.table)
+	data = bytes.Clone(out)
 	raw = len(src)
-	if cap(src) <= maxSealScratch && out.Cap() <= maxSealScratch {
-		sc.src = src
+	if cap(src) <= maxSealScratch && cap(out) <= maxSealScratch {
+		sc.src, sc.out = src, out
 	} else {
 		// A block of unusually large rows: its buffers are not kept.
-		*sc = sealBufs{}
+		sc.src, sc.out = nil, nil
 	}
 	return data, raw
 }
@@ -270,8 +262,8 @@ const (
 
 // sealBufs are one sealBlock's scratch buffers, kept between blocks.
 type sealBufs struct {
-	src []byte
-	out bytes.Buffer
+	src, out []byte
+	table    lzTable
 }
 
 var sealScratch = sync.Pool{New: func() any { return new(sealBufs) }}
@@ -282,11 +274,8 @@ const maxSealScratch = 1 << 20
 // rows decompresses the block: each row joined whole again, in one buffer
 // the rows are slices of.
 func (b tapeBlock) rows() ([][]byte, error) {
-	fr := flateReaders.Get().(io.ReadCloser)
-	defer flateReaders.Put(fr)
-	fr.(flate.Resetter).Reset(bytes.NewReader(b.data), nil)
-	src := make([]byte, b.raw)
-	if _, err := io.ReadFull(fr, src); err != nil {
+	src, err := lzDecompress(b.data, b.raw)
+	if err != nil {
 		return nil, fmt.Errorf("tape block at row %d: %w", b.first+1, err)
 	}
 	corrupt := errCorruptBlock{first: b.first}
@@ -344,14 +333,3 @@ func (b tapeBlock) rows() ([][]byte, error) {
 	}
 	return rows, nil
 }
-
-// A flate.Writer holds some hundreds of KiB of tables: they are reused.
-var flateWriters = sync.Pool{New: func() any {
-	w, err := flate.NewWriter(io.Discard, flate.BestSpeed)
-	if err != nil {
-		panic(err)
-	}
-	return w
-}}
-
-var flateReaders = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}

@@ -2,7 +2,6 @@ package session
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -354,12 +353,14 @@ func TestSealSharedBodies(t *testing.T) {
 	src = append(src, "{}"...)
 	src = binary.AppendUvarint(src, 1)
 	src = append(src, bodyAsBefore)
-	var z bytes.Buffer
-	w, _ := flate.NewWriter(&z, flate.BestSpeed)
-	w.Write(src)
-	w.Close()
-	if rows, err := (tapeBlock{first: 10, n: 1, raw: len(src), data: z.Bytes()}).rows(); err == nil || !strings.Contains(err.Error(), "row 11: corrupt") {
+	var tab lzTable
+	z := lzCompress(nil, src, &tab)
+	if rows, err := (tapeBlock{first: 10, n: 1, raw: len(src), data: z}).rows(); err == nil || !strings.Contains(err.Error(), "row 11: corrupt") {
 		t.Fatalf("damaged block read as %q, %v", rows, err)
+	}
+	// A block whose compressed bytes are damaged.
+	if rows, err := (tapeBlock{first: 10, n: len(rows), raw: raw, data: data[:len(data)-1]}).rows(); err == nil || !strings.Contains(err.Error(), "row 11: corrupt compressed block") {
+		t.Fatalf("truncated block read as %q, %v", rows, err)
 	}
 	// A row count that does not match.
 	if _, err := (tapeBlock{n: len(rows) + 1, raw: raw, data: data}).rows(); err == nil {
