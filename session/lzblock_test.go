@@ -159,6 +159,7 @@ func BenchmarkTapeBlock(b *testing.B) {
 			z = lzCompress(z[:0], src, &tab)
 		}
 		b.ReportMetric(float64(len(z)), "out-B")
+		b.ReportMetric(float64(len(src)), "in-B")
 	})
 	b.Run("lz/decompress", func(b *testing.B) {
 		var tab lzTable
