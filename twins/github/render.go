@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pomehq/pome/twins"
@@ -175,17 +176,37 @@ func strPtr(s string) *string {
 	return &s
 }
 
+// user renders the account login names. A seeded user's or organization's
+// rendering is kept (userRenders) and handed to every answer that names
+// them: nearly every answer does, and building the dozen URLs was a sixth
+// of what a comment allocated. What user returns is thus shared and must
+// not be changed; callers that adjust one copy it first.
 func (v *view) user(login string) *APIUser {
 	if login == "" {
 		return nil
 	}
+	renders := v.w.userRenders()
+	key := userRenderKey{api: v.api, html: v.html, login: login}
+	if u := renders.get(key); u != nil {
+		return u
+	}
+	u, known := v.renderUser(login)
+	if known {
+		renders.put(key, u)
+	}
+	return u
+}
+
+// renderUser builds login's simple-user object; known is false for a
+// login the world has no account for.
+func (v *view) renderUser(login string) (_ *APIUser, known bool) {
 	u := v.w.user(login)
 	var id int64
 	typ := "User"
 	if u != nil {
-		id, login = u.ID, u.Login
+		id, login, known = u.ID, u.Login, true
 	} else if o := v.w.org(login); o != nil {
-		id, login, typ = o.ID, o.Login, "Organization"
+		id, login, typ, known = o.ID, o.Login, "Organization", true
 	}
 	kind := "U"
 	if typ == "Organization" {
@@ -232,6 +253,39 @@ func (v *view) user(login string) *APIUser {
 		EventsURL:         url(8),
 		ReceivedEventsURL: url(9),
 		Type:              typ, UserViewType: "public",
+	}, known
+}
+
+// userRenders keeps the rendered users of one world, per API base (a
+// world is answered under its sandbox's URL, but a client may reach it by
+// another host name). Accounts are made only by the seed and never change,
+// so a rendering holds as long as its world. Reads render concurrently
+// under the world's read lock, hence the lock of its own.
+type userRenders struct {
+	mu sync.RWMutex
+	m  map[userRenderKey]*APIUser
+}
+
+type userRenderKey struct{ api, html, login string }
+
+// maxUserRenders bounds a world's kept renderings: beyond it (many API
+// bases, each host name a client used), users are rendered each time.
+const maxUserRenders = 256
+
+func (r *userRenders) get(k userRenderKey) *APIUser {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.m[k]
+}
+
+func (r *userRenders) put(k userRenderKey, u *APIUser) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[userRenderKey]*APIUser{}
+	}
+	if len(r.m) < maxUserRenders {
+		r.m[k] = u
 	}
 }
 

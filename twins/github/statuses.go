@@ -250,8 +250,9 @@ var createCheckRun = twins.New(twins.Spec{
 	if c == nil || len(in.HeadSHA) < 7 {
 		return APICheckRun{}, invalid("CheckRun", "head_sha", "invalid", "No commit found for SHA: %s", in.HeadSHA).With("message", "No commit found for SHA: "+in.HeadSHA)
 	}
-	// Validate with a throwaway id so a refused call leaves the counter alone.
-	probe := *w
+	// Validate with a throwaway id so a refused call leaves the counter
+	// alone (newCheckRun reads only the counter).
+	probe := World{NextID: w.NextID}
 	if _, err := newCheckRun(&probe, c.SHA, in.Name, in.Status, in.Conclusion, twins.EnvFrom(ctx).Now().UTC()); err != nil {
 		return APICheckRun{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/pomehq/pome/twins"
@@ -27,6 +28,19 @@ type World struct {
 	Users  []*User `json:"users"`
 	Orgs   []*Org  `json:"orgs"`
 	Repos  []*Repo `json:"repos"`
+
+	// renders are the users rendered for answers (view.user); a world's
+	// copy or decoding starts without any.
+	renders atomic.Pointer[userRenders]
+}
+
+// userRenders returns the world's kept user renderings, made on first use.
+func (w *World) userRenders() *userRenders {
+	if r := w.renders.Load(); r != nil {
+		return r
+	}
+	w.renders.CompareAndSwap(nil, new(userRenders))
+	return w.renders.Load()
 }
 
 // User is an account that can own repositories, author issues and be
