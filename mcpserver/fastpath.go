@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pomehq/pome/internal/capmap"
 	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/twins"
 )
@@ -34,7 +35,7 @@ type fastPath struct {
 	sdk     http.Handler
 	// serverInfo is the _meta of a 2026 result, encoded.
 	serverInfo []byte
-	lists      listCache
+	lists      capmap.Map[string, *listAnswer]
 	origins    *Origins
 	element    func(w http.ResponseWriter, r *http.Request, body []byte)
 }

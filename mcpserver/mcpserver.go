@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pomehq/pome/internal/capmap"
 	"github.com/pomehq/pome/session"
 	"github.com/pomehq/pome/tape"
 	"github.com/pomehq/pome/twins"
@@ -55,7 +56,8 @@ func New(m *session.Manager, tw *twins.Twin, o Options) http.Handler {
 	if err != nil {
 		panic(err)
 	}
-	return &fastPath{m: m, tw: tw, errBody: o.ErrorBody, maxBody: o.MaxBody, sdk: sdk, serverInfo: serverInfo, origins: o.Origins, element: o.Element}
+	return &fastPath{m: m, tw: tw, errBody: o.ErrorBody, maxBody: o.MaxBody, sdk: sdk, serverInfo: serverInfo, origins: o.Origins, element: o.Element,
+		lists: capmap.Map[string, *listAnswer]{Max: listCacheMax}}
 }
 
 // implementation is how a twin's MCP server names itself.

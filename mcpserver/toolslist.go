@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,11 +17,8 @@ import (
 // a second of CPU and hundreds of kilobytes for GitHub's, asked for at
 // every connect (BenchmarkMCPToolsList). The first answer the SDK gives
 // for a protocol version and params is kept, and later ones are that
-// answer with the request's id, byte for byte what the SDK would send.
-type listCache struct {
-	mu sync.Mutex
-	m  map[string]*listAnswer
-}
+// answer with the request's id, byte for byte what the SDK would send
+// (fastPath.lists, up to listCacheMax of them).
 
 // listAnswer is one kept tools/list answer.
 type listAnswer struct {
@@ -39,23 +35,6 @@ const (
 	// listParamsMax is the largest params kept as a key.
 	listParamsMax = 2048
 )
-
-func (c *listCache) get(key string) *listAnswer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[key]
-}
-
-func (c *listCache) put(key string, a *listAnswer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]*listAnswer{}
-	}
-	if len(c.m) < listCacheMax {
-		c.m[key] = a
-	}
-}
 
 // captureKey marks the context of a request the SDK answers untaped for
 // the cache: the middleware keeps there the row body it would have taped
@@ -88,12 +67,12 @@ func (f *fastPath) serveToolsList(w http.ResponseWriter, r *http.Request, body [
 	if err != nil {
 		return false
 	}
-	a := f.lists.get(key)
-	if a == nil {
+	a, ok := f.lists.Get(key)
+	if !ok {
 		if a = f.fillList(r, body); a == nil {
 			return false
 		}
-		f.lists.put(key, a)
+		a = f.lists.Put(key, a)
 	}
 	const head = `{"jsonrpc":"2.0","id":`
 	out := make([]byte, 0, len(head)+len(id)+len(`,"result":`)+len(a.result)+2)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/pomehq/pome/internal/capmap"
 	"github.com/pomehq/pome/twins"
 )
 
@@ -187,12 +187,13 @@ func (v *view) user(login string) *APIUser {
 	}
 	renders := v.w.userRenders()
 	key := userRenderKey{api: v.api, html: v.html, login: login}
-	if u := renders.get(key); u != nil {
+	if u, ok := renders.Get(key); ok {
 		return u
 	}
 	u, known := v.renderUser(login)
 	if known {
-		renders.put(key, u)
+		// Reads rendering side by side all answer with the first kept.
+		u = renders.Put(key, u)
 	}
 	return u
 }
@@ -258,36 +259,16 @@ func (v *view) renderUser(login string) (_ *APIUser, known bool) {
 
 // userRenders keeps the rendered users of one world, per API base (a
 // world is answered under its sandbox's URL, but a client may reach it by
-// another host name). Accounts are made only by the seed and never change,
-// so a rendering holds as long as its world. Reads render concurrently
-// under the world's read lock, hence the lock of its own.
-type userRenders struct {
-	mu sync.RWMutex
-	m  map[userRenderKey]*APIUser
-}
+// another host name), up to maxUserRenders of them; beyond that users are
+// rendered each time. Accounts are made only by the seed and never change,
+// so a rendering holds as long as its world. Reads render side by side
+// under the world's read lock; the map has a lock of its own.
+type userRenders = capmap.Map[userRenderKey, *APIUser]
 
 type userRenderKey struct{ api, html, login string }
 
-// maxUserRenders bounds a world's kept renderings: beyond it (many API
-// bases, each host name a client used), users are rendered each time.
+// maxUserRenders bounds a world's kept renderings.
 const maxUserRenders = 256
-
-func (r *userRenders) get(k userRenderKey) *APIUser {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.m[k]
-}
-
-func (r *userRenders) put(k userRenderKey, u *APIUser) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.m == nil {
-		r.m = map[userRenderKey]*APIUser{}
-	}
-	if len(r.m) < maxUserRenders {
-		r.m[k] = u
-	}
-}
 
 func (v *view) users(logins []string) []APIUser {
 	out := make([]APIUser, 0, len(logins))

@@ -89,14 +89,14 @@ func TestRenderUserKept(t *testing.T) {
 	if v.user("ghost") == v.user("ghost") {
 		t.Error("a login without an account is kept")
 	}
-	if n := len(w.userRenders().m); n != 3 {
+	if n := w.userRenders().Len(); n != 3 {
 		t.Errorf("%d renderings kept, want 3 (alice twice, acme)", n)
 	}
 
 	for i := range maxUserRenders + 10 {
 		(&view{w: w, api: fmt.Sprintf("http://host%d:7070/github/s/ses_x", i), html: "https://github.com"}).user("alice")
 	}
-	if n := len(w.userRenders().m); n != maxUserRenders {
+	if n := w.userRenders().Len(); n != maxUserRenders {
 		t.Errorf("%d renderings kept after many API bases, want the cap %d", n, maxUserRenders)
 	}
 

@@ -39,7 +39,7 @@ func (w *World) userRenders() *userRenders {
 	if r := w.renders.Load(); r != nil {
 		return r
 	}
-	w.renders.CompareAndSwap(nil, new(userRenders))
+	w.renders.CompareAndSwap(nil, &userRenders{Max: maxUserRenders})
 	return w.renders.Load()
 }
 
