@@ -583,7 +583,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool
 		// and no buffer to make for it.
 		return nil, false, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	b, err := readUpTo(r.Body, limit+1, r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -595,6 +595,34 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool
 		return b[:limit], true, nil
 	}
 	return b, false, nil
+}
+
+// readUpTo reads body to its end or to max bytes, whichever comes first.
+// A body that says its length (size, -1 when unknown) is read into a
+// buffer of that length and one byte more, in which the end is found
+// without growing it: io.ReadAll's first buffer is 512 bytes, most of
+// them unused by a write's body of a few dozen, and it was a twentieth of
+// what such a write allocated. net/http's body never gives more than the
+// length it said.
+func readUpTo(body io.Reader, max, size int64) ([]byte, error) {
+	if size < 0 || size >= max {
+		return io.ReadAll(io.LimitReader(body, max))
+	}
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := body.Read(b[len(b):min(int64(cap(b)), max)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil || int64(len(b)) >= max {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			// A reader that gives more than it said.
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // extractToken finds the credential the way vendor SDKs send it:
