@@ -159,9 +159,13 @@ func lzDecompress(src []byte, raw int) ([]byte, error) {
 			out = append(out, out[from:from+n]...)
 			continue
 		}
-		// The copy overlaps what it writes: a run, byte by byte.
-		for j := range n {
-			out = append(out, out[from+j])
+		// The copy overlaps what it writes (a run): what lies between
+		// from and the end is appended again and again, each time twice
+		// as much, until n bytes are copied.
+		for n > 0 {
+			k := min(n, len(out)-from)
+			out = append(out, out[from:from+k]...)
+			n -= k
 		}
 	}
 	return nil, errLZCorrupt
