@@ -178,7 +178,7 @@ func strPtr(s string) *string {
 
 // user renders the account login names. A seeded user's or organization's
 // rendering is kept (userRenders) and handed to every answer that names
-// them: nearly every answer does, and building the dozen URLs was a sixth
+// them: nearly every answer does, and building the dozen URLs was a ninth
 // of what a comment allocated. What user returns is thus shared and must
 // not be changed; callers that adjust one copy it first.
 func (v *view) user(login string) *APIUser {
