@@ -1,0 +1,84 @@
+// Package strchunk keeps many short strings in a few large chunks of
+// memory, for the text a world gathers as it grows (comment bodies).
+//
+// Why: the collector marks every object a live pointer reaches, and a
+// string allocated on its own is an object of its own, somewhere in the
+// heap. A world of 300,000 comments held 300,000 body strings, and marking
+// them (one cache miss each, looking up their span) was most of a
+// collection's work; kept in chunks of 8 KiB, the same strings are a few
+// thousand objects, most of whose pointers land in a span the collector
+// has just looked at.
+//
+// A string kept here shares its chunk with the strings kept after it, so
+// one of them still referenced keeps the whole chunk alive. The store
+// counts the bytes of the strings its owner gives up (Free); once they are
+// more than half of what it holds, Wasteful reports it and the owner keeps
+// its live strings again in new chunks (Reset, then Keep each), leaving the
+// old chunks to the collector. What a store's chunks hold stays under
+// about twice its live strings' bytes and a chunk.
+//
+// A Store is not safe for concurrent use: keep its strings under the
+// owner's write lock. The strings it returns are ordinary immutable strings
+// and may be read anywhere, at any time, also after Reset.
+package strchunk
+
+import "unsafe"
+
+const (
+	// ChunkSize is the size of a chunk.
+	ChunkSize = 8 << 10
+	// MaxLen is the longest string kept in a chunk; longer ones, and empty
+	// ones, are returned as they are.
+	MaxLen = 1 << 10
+)
+
+// Store keeps strings in chunks. The zero Store is ready to use. A Store
+// must not be copied once used: two copies would append to one chunk.
+type Store struct {
+	chunk []byte
+	held  int // bytes kept since the store began or was last Reset
+	freed int // bytes Free has been told of since then
+}
+
+// Keep returns a string equal to v, kept in one of the store's chunks when
+// v is short enough (1 to MaxLen bytes), else v itself.
+func (s *Store) Keep(v string) string {
+	if len(v) == 0 || len(v) > MaxLen {
+		return v
+	}
+	if len(s.chunk)+len(v) > cap(s.chunk) {
+		s.chunk = make([]byte, 0, ChunkSize)
+	}
+	at := len(s.chunk)
+	s.chunk = append(s.chunk, v...)
+	s.held += len(v)
+	// The bytes from at on are never written again: Keep only appends, and
+	// a new chunk replaces a full one.
+	return unsafe.String(&s.chunk[at], len(v))
+}
+
+// Free records that the owner no longer references v, a string it may
+// have kept here (one it did not is counted too: the next Reset then
+// keeps the owner's strings here, after which the count is exact).
+func (s *Store) Free(v string) {
+	if len(v) > 0 && len(v) <= MaxLen {
+		s.freed += len(v)
+	}
+}
+
+// Wasteful reports whether the strings given up are more than half of
+// what the store holds (and more than a chunk): the owner should then
+// Reset the store and Keep its live strings again.
+func (s *Store) Wasteful() bool {
+	return s.freed > ChunkSize && 2*s.freed > s.held
+}
+
+// Held reports the bytes of the strings kept since the store began or was
+// last Reset, those freed since included: what its chunks hold, but for
+// their unused ends.
+func (s *Store) Held() int { return s.held }
+
+// Reset starts the store afresh, with no chunk: the strings it returned
+// stay valid, and their chunks are left to the collector once nothing
+// refers to them.
+func (s *Store) Reset() { *s = Store{} }
