@@ -374,8 +374,8 @@ func (s *gqlState) node(id graphql.ID) *nodeR {
 	case "IC":
 		for _, r := range w.visibleRepos() {
 			for _, is := range r.Issues {
-				for _, c := range is.Comments {
-					if c.ID == n {
+				for i := range is.Comments {
+					if c := &is.Comments[i]; c.ID == n {
 						return &nodeR{v: &commentR{s: s, r: r, is: is, c: c}}
 					}
 				}
@@ -1101,8 +1101,8 @@ func (i *issueR) Assignees(args pageArgs) (*conn[*userR], error) {
 
 func (i *issueR) Comments(args pageArgs) (*conn[*commentR], error) {
 	var out []*commentR
-	for _, c := range i.is.Comments {
-		out = append(out, &commentR{s: i.s, r: i.r, is: i.is, c: c})
+	for k := range i.is.Comments {
+		out = append(out, &commentR{s: i.s, r: i.r, is: i.is, c: &i.is.Comments[k]})
 	}
 	return paginate2(out, args, "comments")
 }

@@ -206,13 +206,13 @@ func TestIssueIndexIrregularDocument(t *testing.T) {
 	// Indexed repos give up an index when a change breaks its premise.
 	w = world(t, string(issuesSeed(t, 5)))
 	r, _ = w.repoIndex("acme", "api")
-	r.addIssue(&Issue{Number: 1, Comments: []*Comment{}})
+	r.addIssue(&Issue{Number: 1, Comments: []Comment{}})
 	if r.issuesSorted {
 		t.Error("a repeated number left the issues marked sorted")
 	}
 	first := r.Issues[0]
-	r.addComment(first, &Comment{ID: 424242})
-	r.addComment(r.Issues[1], &Comment{ID: 424242})
+	r.addComment(first, Comment{ID: 424242})
+	r.addComment(r.Issues[1], Comment{ID: 424242})
 	if r.commentIssue != nil {
 		t.Error("a repeated comment id left the comment index in use")
 	}

@@ -47,8 +47,8 @@ var issueRead = twins.New(twins.Spec{
 		return v.issue(r, is), nil
 	case "get_comments":
 		items := make([]APIIssueComment, 0, len(is.Comments))
-		for _, c := range is.Comments {
-			items = append(items, v.comment(r, is, c))
+		for i := range is.Comments {
+			items = append(items, v.comment(r, is, &is.Comments[i]))
 		}
 		return newList(ctx, items, in.Paging, base+"/comments", nil), nil
 	case "get_labels":
@@ -341,7 +341,7 @@ var issueWrite = twins.New(twins.Spec{
 	now := twins.EnvFrom(ctx).Now().UTC()
 	if is == nil {
 		is = &Issue{ID: w.nextID(), Number: r.NextNumber, Title: *in.Title, State: "open", User: w.Me,
-			Labels: []string{}, Assignees: []string{}, Comments: []*Comment{}, Events: []*Event{}, CreatedAt: now, UpdatedAt: now}
+			Labels: []string{}, Assignees: []string{}, Comments: []Comment{}, Events: []*Event{}, CreatedAt: now, UpdatedAt: now}
 		if in.Body != nil {
 			is.Body = *in.Body
 		}
@@ -654,8 +654,7 @@ func addComment(ctx context.Context, w *World, in AddIssueCommentIn) (APIIssueCo
 		return APIIssueComment{}, twins.Errorf(twins.Forbidden, "locked", "issue #%d is locked", is.Number)
 	}
 	now := twins.EnvFrom(ctx).Now().UTC()
-	c := &Comment{ID: w.nextID(), User: w.Me, Body: in.Body, CreatedAt: now, UpdatedAt: now}
-	r.addComment(is, c)
+	c := r.addComment(is, Comment{ID: w.nextID(), User: w.Me, Body: r.text.Keep(in.Body), CreatedAt: now, UpdatedAt: now})
 	is.UpdatedAt = now
 	return newView(ctx, w).comment(r, is, c), nil
 }

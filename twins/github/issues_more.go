@@ -68,7 +68,7 @@ var getIssueComment = twins.New(twins.Spec{
 	if err != nil {
 		return APIIssueComment{}, err
 	}
-	return newView(ctx, w).comment(r, is, is.Comments[i]), nil
+	return newView(ctx, w).comment(r, is, &is.Comments[i]), nil
 })
 
 var updateIssueComment = twins.New(twins.Spec{
@@ -84,11 +84,12 @@ var updateIssueComment = twins.New(twins.Spec{
 	if strings.TrimSpace(in.Body) == "" {
 		return APIIssueComment{}, invalid("IssueComment", "body", "missing_field", "body is required")
 	}
-	c := is.Comments[i]
+	c := &is.Comments[i]
 	if c.Body == in.Body {
 		twins.Unchanged(ctx)
 	} else {
-		c.Body, c.UpdatedAt = in.Body, twins.EnvFrom(ctx).Now().UTC()
+		r.setCommentBody(c, in.Body)
+		c.UpdatedAt = twins.EnvFrom(ctx).Now().UTC()
 	}
 	return newView(ctx, w).comment(r, is, c), nil
 })
@@ -149,8 +150,8 @@ var listRepoIssueComments = twins.New(twins.Spec{
 	}
 	var all []found
 	for _, is := range r.Issues {
-		for _, c := range is.Comments {
-			if since.IsZero() || !c.UpdatedAt.Before(since) {
+		for i := range is.Comments {
+			if c := &is.Comments[i]; since.IsZero() || !c.UpdatedAt.Before(since) {
 				all = append(all, found{is, c})
 			}
 		}
@@ -567,7 +568,8 @@ func issueHistory(ctx context.Context, w *World, in IssueHistoryIn, timeline boo
 		items = append(items, item{e.CreatedAt, e.ID, v.event(r, e)})
 	}
 	if timeline {
-		for _, c := range is.Comments {
+		for i := range is.Comments {
+			c := &is.Comments[i]
 			ac := v.comment(r, is, c)
 			items = append(items, item{c.CreatedAt, c.ID, APIIssueEvent{
 				ID: c.ID, NodeID: ac.NodeID, URL: ac.URL, Actor: ac.User, Event: "commented", CreatedAt: ac.CreatedAt,

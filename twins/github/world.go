@@ -6,12 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/pomehq/pome/internal/strchunk"
 	"github.com/pomehq/pome/twins"
 )
 
@@ -162,6 +164,11 @@ type Repo struct {
 	// commentIssue maps every issue comment id to its issue, when those
 	// ids are unique in the repository; nil otherwise.
 	commentIssue map[int64]*Issue
+	// text keeps the bodies of the comments added since the world was
+	// decoded, many to a chunk, so that a collection marks a few chunks
+	// rather than a string per comment (strchunk). A Repo is never copied
+	// by value; WorldCopier's copies start with an empty store.
+	text strchunk.Store
 }
 
 // FullName is "owner/name".
@@ -206,7 +213,7 @@ type Issue struct {
 	Type       string     `json:"type,omitempty"`
 	Locked     bool       `json:"locked"`
 	LockReason string     `json:"lock_reason,omitempty"`
-	Comments   []*Comment `json:"comments"`
+	Comments   []Comment  `json:"comments"`
 	Events     []*Event   `json:"events"`
 	CreatedAt  time.Time  `json:"created_at"`
 	UpdatedAt  time.Time  `json:"updated_at"`
@@ -503,38 +510,66 @@ func (r *Repo) addIssue(is *Issue) {
 		r.issuesSorted = false
 	}
 	r.Issues = append(r.Issues, is)
-	for _, c := range is.Comments {
-		r.indexComment(is, c)
+	for i := range is.Comments {
+		r.indexComment(is, is.Comments[i].ID)
 	}
 }
 
 // addComment appends a comment to is, an issue of r, keeping r's index
-// current. Write paths only.
-func (r *Repo) addComment(is *Issue, c *Comment) {
+// current, and returns the comment as stored: valid until the next change
+// to is.Comments. Write paths only.
+func (r *Repo) addComment(is *Issue, c Comment) *Comment {
 	is.Comments = append(is.Comments, c)
-	r.indexComment(is, c)
+	r.indexComment(is, c.ID)
+	return &is.Comments[len(is.Comments)-1]
 }
 
-func (r *Repo) indexComment(is *Issue, c *Comment) {
+func (r *Repo) indexComment(is *Issue, id int64) {
 	if r.commentIssue == nil {
 		return
 	}
-	if _, dup := r.commentIssue[c.ID]; dup {
+	if _, dup := r.commentIssue[id]; dup {
 		// Ids are no longer unique; findComment scans from now on.
 		r.commentIssue = nil
 		return
 	}
-	r.commentIssue[c.ID] = is
+	r.commentIssue[id] = is
 }
 
 // removeComment removes the i-th comment of is, an issue of r, keeping r's
 // index current. Write paths only.
 func (r *Repo) removeComment(is *Issue, i int) {
 	id := is.Comments[i].ID
-	is.Comments = append(is.Comments[:i], is.Comments[i+1:]...)
+	r.text.Free(is.Comments[i].Body)
+	// slices.Delete clears the slot left past the end, so the removed
+	// comment's strings are not kept by the backing array.
+	is.Comments = slices.Delete(is.Comments, i, i+1)
 	if r.commentIssue != nil {
 		// The index holds only unique ids, so no other comment has it.
 		delete(r.commentIssue, id)
+	}
+	r.rekeepText()
+}
+
+// setCommentBody gives c, a comment of r, a new body. Write paths only.
+func (r *Repo) setCommentBody(c *Comment, body string) {
+	r.text.Free(c.Body)
+	c.Body = r.text.Keep(body)
+	r.rekeepText()
+}
+
+// rekeepText keeps r's comment bodies in new chunks once those it gave up
+// are more than half of what its chunks hold (strchunk). Write paths only.
+func (r *Repo) rekeepText() {
+	if !r.text.Wasteful() {
+		return
+	}
+	r.text.Reset()
+	for _, is := range r.Issues {
+		for i := range is.Comments {
+			c := &is.Comments[i]
+			c.Body = r.text.Keep(c.Body)
+		}
 	}
 }
 

@@ -1,0 +1,43 @@
+package github
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/pomehq/pome/twins"
+	"github.com/pomehq/pome/twins/twinstest"
+)
+
+// BenchmarkCollectComments times a full collection of a heap holding a
+// world of 100 issues and 300,000 comments added through
+// add_issue_comment, each body decoded from its own request as a call's
+// is: what a collection marks for a world that a rate run's comments grew
+// (pome-bench rate, 30 s at 10,000 a second).
+func BenchmarkCollectComments(b *testing.B) {
+	tw := New()
+	ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
+	wv, err := tw.NewWorld(ctx, issuesSeed(b, 100))
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, _ := tw.Action("add_issue_comment")
+	for i := range 300_000 {
+		in, err := a.Decode(json.RawMessage(fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":%d,"body":"Load test comment number %d, from pome-bench."}`, 1+i%100, i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.Run(ctx, wv, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	b.ResetTimer()
+	for b.Loop() {
+		runtime.GC()
+	}
+	b.StopTimer()
+	runtime.KeepAlive(wv)
+}
