@@ -32,9 +32,14 @@ const (
 	MaxLen = 1 << 10
 )
 
-// Store keeps strings in chunks. The zero Store is ready to use. A Store
-// must not be copied once used: two copies would append to one chunk.
-type Store struct {
+// Store keeps strings in chunks. The zero Store is ready to use. Copies of
+// a Store that has kept a string share its chunks and its counts: they
+// append one after the other, never over each other (a world copied by
+// value for a read, or for a write that may yet be refused, can keep a
+// string in either). They must still be used under one lock.
+type Store struct{ st *state }
+
+type state struct {
 	chunk []byte
 	held  int // bytes kept since the store began or was last Reset
 	freed int // bytes Free has been told of since then
@@ -46,15 +51,20 @@ func (s *Store) Keep(v string) string {
 	if len(v) == 0 || len(v) > MaxLen {
 		return v
 	}
-	if len(s.chunk)+len(v) > cap(s.chunk) {
-		s.chunk = make([]byte, 0, ChunkSize)
+	if s.st == nil {
+		s.st = &state{}
 	}
-	at := len(s.chunk)
-	s.chunk = append(s.chunk, v...)
-	s.held += len(v)
-	// The bytes from at on are never written again: Keep only appends, and
-	// a new chunk replaces a full one.
-	return unsafe.String(&s.chunk[at], len(v))
+	st := s.st
+	if len(st.chunk)+len(v) > cap(st.chunk) {
+		st.chunk = make([]byte, 0, ChunkSize)
+	}
+	at := len(st.chunk)
+	st.chunk = append(st.chunk, v...)
+	st.held += len(v)
+	// The bytes from at on are never written again: Keep only appends (to
+	// the one chunk every copy of the store shares), and a new chunk
+	// replaces a full one.
+	return unsafe.String(&st.chunk[at], len(v))
 }
 
 // Free records that the owner no longer references v, a string it may
@@ -62,7 +72,10 @@ func (s *Store) Keep(v string) string {
 // keeps the owner's strings here, after which the count is exact).
 func (s *Store) Free(v string) {
 	if len(v) > 0 && len(v) <= MaxLen {
-		s.freed += len(v)
+		if s.st == nil {
+			s.st = &state{}
+		}
+		s.st.freed += len(v)
 	}
 }
 
@@ -70,15 +83,24 @@ func (s *Store) Free(v string) {
 // what the store holds (and more than a chunk): the owner should then
 // Reset the store and Keep its live strings again.
 func (s *Store) Wasteful() bool {
-	return s.freed > ChunkSize && 2*s.freed > s.held
+	return s.st != nil && s.st.freed > ChunkSize && 2*s.st.freed > s.st.held
 }
 
 // Held reports the bytes of the strings kept since the store began or was
 // last Reset, those freed since included: what its chunks hold, but for
 // their unused ends.
-func (s *Store) Held() int { return s.held }
+func (s *Store) Held() int {
+	if s.st == nil {
+		return 0
+	}
+	return s.st.held
+}
 
-// Reset starts the store afresh, with no chunk: the strings it returned
-// stay valid, and their chunks are left to the collector once nothing
-// refers to them.
-func (s *Store) Reset() { *s = Store{} }
+// Reset starts the store (and its copies) afresh, with no chunk: the
+// strings it returned stay valid, and their chunks are left to the
+// collector once nothing refers to them.
+func (s *Store) Reset() {
+	if s.st != nil {
+		*s.st = state{}
+	}
+}

@@ -10,11 +10,11 @@ import (
 
 func TestKeep(t *testing.T) {
 	var s Store
-	if got := s.Keep(""); got != "" || s.held != 0 {
-		t.Fatalf("empty string: %q, held %d", got, s.held)
+	if got := s.Keep(""); got != "" || s.Held() != 0 {
+		t.Fatalf("empty string: %q, held %d", got, s.Held())
 	}
 	long := strings.Repeat("x", MaxLen+1)
-	if got := s.Keep(long); unsafe.StringData(got) != unsafe.StringData(long) || s.held != 0 {
+	if got := s.Keep(long); unsafe.StringData(got) != unsafe.StringData(long) || s.Held() != 0 {
 		t.Fatal("a string over MaxLen was copied")
 	}
 	a := s.Keep("first body")
@@ -25,8 +25,8 @@ func TestKeep(t *testing.T) {
 	if uintptr(unsafe.Pointer(unsafe.StringData(b)))-uintptr(unsafe.Pointer(unsafe.StringData(a))) != uintptr(len(a)) {
 		t.Error("two short strings were not kept side by side in one chunk")
 	}
-	if s.held != len(a)+len(b) {
-		t.Errorf("held %d, want %d", s.held, len(a)+len(b))
+	if s.Held() != len(a)+len(b) {
+		t.Errorf("held %d, want %d", s.Held(), len(a)+len(b))
 	}
 }
 
@@ -75,8 +75,8 @@ func TestWasteful(t *testing.T) {
 		t.Fatal("not wasteful with 51 of 100 strings freed")
 	}
 	s.Reset()
-	if s.Wasteful() || s.held != 0 || s.freed != 0 || s.chunk != nil {
-		t.Fatalf("Reset left %+v", s)
+	if s.Wasteful() || s.Held() != 0 || s.st.freed != 0 || s.st.chunk != nil {
+		t.Fatalf("Reset left %+v", *s.st)
 	}
 
 	// Strings the store never held count too, so that an owner whose
@@ -91,8 +91,8 @@ func TestWasteful(t *testing.T) {
 	fresh.Reset()
 	fresh.Free("")
 	fresh.Free(strings.Repeat("v", MaxLen+1))
-	if fresh.freed != 0 {
-		t.Errorf("empty and long strings counted as freed: %d", fresh.freed)
+	if fresh.st.freed != 0 {
+		t.Errorf("empty and long strings counted as freed: %d", fresh.st.freed)
 	}
 }
 
@@ -121,12 +121,29 @@ func TestWasteBounded(t *testing.T) {
 				live[i] = s.Keep(live[i])
 			}
 		}
-		if s.held > 2*liveBytes+2*ChunkSize {
-			t.Fatalf("step %d: %d bytes held for %d live", step, s.held, liveBytes)
+		if s.Held() > 2*liveBytes+2*ChunkSize {
+			t.Fatalf("step %d: %d bytes held for %d live", step, s.Held(), liveBytes)
 		}
-		if s.held-s.freed != liveBytes {
-			t.Fatalf("step %d: held %d - freed %d != live %d", step, s.held, s.freed, liveBytes)
+		if s.Held() > 0 && s.Held()-s.st.freed != liveBytes {
+			t.Fatalf("step %d: held %d - freed %d != live %d", step, s.Held(), s.st.freed, liveBytes)
 		}
+	}
+}
+
+// A copy of a store appends after the original, never over what the
+// original kept since the copy was made, and the other way round.
+func TestCopiesShareChunks(t *testing.T) {
+	var a Store
+	x := a.Keep("kept before the copy")
+	b := a
+	y := b.Keep("kept by the copy")
+	z := a.Keep("kept by the original after")
+	w := b.Keep("kept by the copy again")
+	if x != "kept before the copy" || y != "kept by the copy" || z != "kept by the original after" || w != "kept by the copy again" {
+		t.Fatalf("strings overwritten: %q %q %q %q", x, y, z, w)
+	}
+	if a.Held() != b.Held() || a.Held() != len(x)+len(y)+len(z)+len(w) {
+		t.Errorf("held %d and %d, want %d in both", a.Held(), b.Held(), len(x)+len(y)+len(z)+len(w))
 	}
 }
 
