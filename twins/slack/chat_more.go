@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 
@@ -67,7 +68,7 @@ func updateMessage(ctx context.Context, w *World, in UpdateMessageIn) (UpdateMes
 	}
 	// chat.update keeps blocks or attachments that are not passed again
 	// only when text alone changes; Slack clears them when new ones come.
-	m.Text = c.text
+	ch.setText(m, c.text)
 	if c.blocks != nil || in.Blocks != nil {
 		m.Blocks = c.blocks
 	}
@@ -104,16 +105,12 @@ func deleteMessage(ctx context.Context, w *World, in DeleteMessageIn) (DeleteMes
 	}
 	if !m.isReply() && len(ch.replies(m.TS)) > 0 {
 		// Slack keeps a deleted parent as a tombstone so its thread stays.
+		ch.text.Free(m.Text)
 		*m = Message{Type: "message", Subtype: "tombstone", TS: m.TS, User: "USLACKBOT", Text: "This message was deleted.",
 			ThreadTS: m.ThreadTS, ReplyCount: m.ReplyCount, ReplyUsers: m.ReplyUsers, ReplyUsersCount: m.ReplyUsersCount, LatestReply: m.LatestReply}
 		return DeleteMessageOut{OK: true, Channel: ch.ID, TS: in.TS}, nil
 	}
-	for i, x := range ch.Messages {
-		if x == m {
-			ch.Messages = append(ch.Messages[:i], ch.Messages[i+1:]...)
-			break
-		}
-	}
+	w.removeMessage(ch, m)
 	if m.isReply() {
 		ch.refreshThread(m.ThreadTS)
 		if p := ch.message(m.ThreadTS); p != nil && p.Subtype == "tombstone" && p.ReplyCount == 0 {
@@ -126,7 +123,9 @@ func deleteMessage(ctx context.Context, w *World, in DeleteMessageIn) (DeleteMes
 func (w *World) removeMessage(ch *Channel, m *Message) {
 	for i, x := range ch.Messages {
 		if x == m {
-			ch.Messages = append(ch.Messages[:i], ch.Messages[i+1:]...)
+			ch.Messages = slices.Delete(ch.Messages, i, i+1)
+			ch.text.Free(m.Text)
+			ch.rekeepText()
 			return
 		}
 	}

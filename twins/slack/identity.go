@@ -94,8 +94,34 @@ func (w *World) signAsBot(m *Message, user string) {
 	if bot == nil {
 		return
 	}
-	m.BotID, m.AppID = bot.ID, bot.AppID
-	m.BotProfile = &BotProfile{
+	p := w.botProfile(bot)
+	m.BotID, m.AppID, m.BotProfile = bot.ID, bot.AppID, &p
+}
+
+// signAsBotShared is signAsBot for write paths: the messages a bot posts
+// while its profile stays the same share one BotProfile (nothing changes
+// a message's profile in place), so a channel of many posts holds one
+// profile rather than one each for the collector to mark.
+func (w *World) signAsBotShared(m *Message, user string) {
+	bot := w.botOfUser(user)
+	if bot == nil {
+		return
+	}
+	p := w.botProfile(bot)
+	kept := w.profiles[bot.ID]
+	if kept == nil || *kept != p {
+		kept = &p
+		if w.profiles == nil {
+			w.profiles = map[string]*BotProfile{}
+		}
+		w.profiles[bot.ID] = kept
+	}
+	m.BotID, m.AppID, m.BotProfile = bot.ID, bot.AppID, kept
+}
+
+// botProfile is the bot_profile of a message bot posts now.
+func (w *World) botProfile(bot *Bot) BotProfile {
+	return BotProfile{
 		ID: bot.ID, AppID: bot.AppID, UserID: bot.UserID, Name: bot.Name, Deleted: bot.Deleted, Updated: bot.Updated, TeamID: w.Team.ID,
 		Icons: BotIcons{
 			Image36: "https://a.slack-edge.com/80588/img/plugins/app/bot_36.png",

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pomehq/pome/internal/strchunk"
 	"github.com/pomehq/pome/twins"
 )
 
@@ -46,6 +47,9 @@ type World struct {
 
 	// reserved holds the ids a seed spells out while the world is built.
 	reserved map[string]bool
+	// profiles are the bot profiles the messages posted since the world
+	// was decoded share, by bot id (signAsBotShared); write paths only.
+	profiles map[string]*BotProfile
 }
 
 // Team is the workspace.
@@ -162,6 +166,29 @@ type Channel struct {
 	// lie after its parent. It is set where ordered is, and insert clears
 	// it for a reply that breaks it (the sandbox clock was set back).
 	repliesFollow bool
+	// text keeps the text of the messages posted since the world was
+	// decoded, many to a chunk, so that a collection marks a few chunks
+	// rather than a string per message (strchunk); write paths only.
+	text strchunk.Store
+}
+
+// setText gives m, a message of c, a new text. Write paths only.
+func (c *Channel) setText(m *Message, text string) {
+	c.text.Free(m.Text)
+	m.Text = c.text.Keep(text)
+	c.rekeepText()
+}
+
+// rekeepText keeps c's message texts in new chunks once those it gave up
+// are more than half of what its chunks hold (strchunk). Write paths only.
+func (c *Channel) rekeepText() {
+	if !c.text.Wasteful() {
+		return
+	}
+	c.text.Reset()
+	for _, m := range c.Messages {
+		m.Text = c.text.Keep(m.Text)
+	}
 }
 
 // Topic is a channel topic or purpose.
