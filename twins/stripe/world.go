@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/pomehq/pome/internal/strchunk"
 	"github.com/pomehq/pome/twins"
 )
 
@@ -79,6 +80,9 @@ type World struct {
 	// It may hold an id whose object a failed write never added, which
 	// only makes newID skip that id.
 	ids map[string]struct{}
+	// text keeps the ids newID hands out, many to a chunk (strchunk);
+	// write paths only. Nothing is freed: an id stays taken for good.
+	text strchunk.Store
 
 	// lookups index each collection by id (index.go).
 	lookups lookupIndexes
@@ -213,6 +217,10 @@ func (w *World) newID(prefix string) string {
 		}
 		id := prefix + "_" + body
 		if !w.idTaken(id) {
+			// Kept in the world's chunks: an id is never given up (ids
+			// holds it for good), and a world of many objects then holds
+			// their ids in a few chunks for the collector to mark.
+			id = w.text.Keep(id)
 			w.ids[id] = struct{}{}
 			return id
 		}

@@ -1,0 +1,20 @@
+package stripe
+
+import (
+	"runtime"
+	"testing"
+)
+
+// BenchmarkCollectCustomers times a full collection of a heap holding a
+// world of 200,000 customers created through create_customer, with their
+// events: what a collection marks for the worlds a run of creates grew.
+func BenchmarkCollectCustomers(b *testing.B) {
+	_, w := worldWithCustomers(b, 200_000)
+	runtime.GC()
+	b.ResetTimer()
+	for b.Loop() {
+		runtime.GC()
+	}
+	b.StopTimer()
+	runtime.KeepAlive(w)
+}
