@@ -1,5 +1,6 @@
 // Package strchunk keeps many short strings in a few large chunks of
-// memory, for the text a world gathers as it grows (comment bodies).
+// memory, for the text a world gathers as it grows (GitHub's comment
+// bodies, Slack's message texts, Stripe's ids).
 //
 // Why: the collector marks every object a live pointer reaches, and a
 // string allocated on its own is an object of its own, somewhere in the
