@@ -166,8 +166,8 @@ type Repo struct {
 	commentIssue map[int64]*Issue
 	// text keeps the bodies of the comments added since the world was
 	// decoded, many to a chunk, so that a collection marks a few chunks
-	// rather than a string per comment (strchunk). A Repo is never copied
-	// by value; WorldCopier's copies start with an empty store.
+	// rather than a string per comment (strchunk). WorldCopier's copies
+	// start with an empty store.
 	text strchunk.Store
 }
 
