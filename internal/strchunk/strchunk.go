@@ -13,9 +13,9 @@
 // A string kept here shares its chunk with the strings kept after it, so
 // one of them still referenced keeps the whole chunk alive. The store
 // counts the bytes of the strings its owner gives up (Free); once they are
-// more than half of what it holds, Wasteful reports it and the owner keeps
-// its live strings again in new chunks (Reset, then Keep each), leaving the
-// old chunks to the collector. What a store's chunks hold stays under
+// more than half of what it holds, Compact starts it afresh and has the
+// owner keep its live strings again in new chunks, leaving the old chunks
+// to the collector. What a store's chunks hold stays under
 // about twice its live strings' bytes and a chunk.
 //
 // A Store is not safe for concurrent use: keep its strings under the
@@ -69,7 +69,7 @@ func (s *Store) Keep(v string) string {
 }
 
 // Free records that the owner no longer references v, a string it may
-// have kept here (one it did not is counted too: the next Reset then
+// have kept here (one it did not is counted too: the next Compact then
 // keeps the owner's strings here, after which the count is exact).
 func (s *Store) Free(v string) {
 	if len(v) > 0 && len(v) <= MaxLen {
@@ -80,10 +80,20 @@ func (s *Store) Free(v string) {
 	}
 }
 
-// Wasteful reports whether the strings given up are more than half of
-// what the store holds (and more than a chunk): the owner should then
-// Reset the store and Keep its live strings again.
-func (s *Store) Wasteful() bool {
+// Compact, once the strings given up are more than half of what the store
+// holds (and more than a chunk), starts the store afresh and calls rekeep,
+// which must Keep again every string of the owner's that it still uses
+// (those it does not stay valid, in chunks left to the collector). The
+// owner calls it after freeing.
+func (s *Store) Compact(rekeep func()) {
+	if s.wasteful() {
+		s.reset()
+		rekeep()
+	}
+}
+
+// wasteful reports whether Compact would start the store afresh.
+func (s *Store) wasteful() bool {
 	return s.st != nil && s.st.freed > ChunkSize && 2*s.st.freed > s.st.held
 }
 
@@ -97,10 +107,10 @@ func (s *Store) Held() int {
 	return s.st.held
 }
 
-// Reset starts the store (and its copies) afresh, with no chunk: the
+// reset starts the store (and its copies) afresh, with no chunk: the
 // strings it returned stay valid, and their chunks are left to the
 // collector once nothing refers to them.
-func (s *Store) Reset() {
+func (s *Store) reset() {
 	if s.st != nil {
 		*s.st = state{}
 	}

@@ -40,7 +40,7 @@ func TestKeptStringsLast(t *testing.T) {
 		want = append(want, v)
 		got = append(got, s.Keep(v))
 		if i == 2500 {
-			s.Reset()
+			s.reset()
 		}
 	}
 	runtime.GC()
@@ -65,17 +65,30 @@ func TestWasteful(t *testing.T) {
 		s.Keep(strings.Repeat("z", 200)) // 20,000 bytes held
 	}
 	for i := range 50 {
-		if s.Wasteful() {
+		if s.wasteful() {
 			t.Fatalf("wasteful after %d of 100 strings freed", i)
 		}
 		s.Free(strings.Repeat("z", 200))
 	}
+	calls := 0
+	s.Compact(func() { calls++ })
+	if calls != 0 {
+		t.Fatal("Compact had the owner keep its strings again with half of them live")
+	}
 	s.Free(strings.Repeat("z", 200))
-	if !s.Wasteful() {
+	if !s.wasteful() {
 		t.Fatal("not wasteful with 51 of 100 strings freed")
 	}
-	s.Reset()
-	if s.Wasteful() || s.Held() != 0 || s.st.freed != 0 || s.st.chunk != nil {
+	s.Compact(func() {
+		calls++
+		if s.Held() != 0 {
+			t.Error("Compact called rekeep before starting the store afresh")
+		}
+	})
+	if calls != 1 {
+		t.Fatalf("Compact with 51 of 100 strings freed called rekeep %d times", calls)
+	}
+	if s.wasteful() || s.Held() != 0 || s.st.freed != 0 || s.st.chunk != nil {
 		t.Fatalf("Reset left %+v", *s.st)
 	}
 
@@ -85,10 +98,10 @@ func TestWasteful(t *testing.T) {
 	for range ChunkSize/100 + 1 {
 		fresh.Free(strings.Repeat("w", 100))
 	}
-	if !fresh.Wasteful() {
+	if !fresh.wasteful() {
 		t.Error("a store holding nothing, told of more than a chunk freed, is not wasteful")
 	}
-	fresh.Reset()
+	fresh.reset()
 	fresh.Free("")
 	fresh.Free(strings.Repeat("v", MaxLen+1))
 	if fresh.st.freed != 0 {
@@ -115,12 +128,11 @@ func TestWasteBounded(t *testing.T) {
 			live[i] = live[len(live)-1]
 			live = live[:len(live)-1]
 		}
-		if s.Wasteful() {
-			s.Reset()
+		s.Compact(func() {
 			for i := range live {
 				live[i] = s.Keep(live[i])
 			}
-		}
+		})
 		if s.Held() > 2*liveBytes+2*ChunkSize {
 			t.Fatalf("step %d: %d bytes held for %d live", step, s.Held(), liveBytes)
 		}

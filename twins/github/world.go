@@ -561,16 +561,14 @@ func (r *Repo) setCommentBody(c *Comment, body string) {
 // rekeepText keeps r's comment bodies in new chunks once those it gave up
 // are more than half of what its chunks hold (strchunk). Write paths only.
 func (r *Repo) rekeepText() {
-	if !r.text.Wasteful() {
-		return
-	}
-	r.text.Reset()
-	for _, is := range r.Issues {
-		for i := range is.Comments {
-			c := &is.Comments[i]
-			c.Body = r.text.Keep(c.Body)
+	r.text.Compact(func() {
+		for _, is := range r.Issues {
+			for i := range is.Comments {
+				c := &is.Comments[i]
+				c.Body = r.text.Keep(c.Body)
+			}
 		}
-	}
+	})
 }
 
 // issue returns an issue or pull request by number, or GitHub's 404.

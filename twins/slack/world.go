@@ -182,13 +182,11 @@ func (c *Channel) setText(m *Message, text string) {
 // rekeepText keeps c's message texts in new chunks once those it gave up
 // are more than half of what its chunks hold (strchunk). Write paths only.
 func (c *Channel) rekeepText() {
-	if !c.text.Wasteful() {
-		return
-	}
-	c.text.Reset()
-	for _, m := range c.Messages {
-		m.Text = c.text.Keep(m.Text)
-	}
+	c.text.Compact(func() {
+		for _, m := range c.Messages {
+			m.Text = c.text.Keep(m.Text)
+		}
+	})
 }
 
 // Topic is a channel topic or purpose.
