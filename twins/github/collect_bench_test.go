@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/pomehq/pome/twins"
@@ -33,11 +32,5 @@ func BenchmarkCollectComments(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	runtime.GC()
-	b.ResetTimer()
-	for b.Loop() {
-		runtime.GC()
-	}
-	b.StopTimer()
-	runtime.KeepAlive(wv)
+	twinstest.Collections(b, wv)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/pomehq/pome/twins"
@@ -34,11 +33,5 @@ func BenchmarkCollectMessages(b *testing.B) {
 	if m := w.(*World).Channels[0].Messages; len(m) > 0 {
 		b.Logf("last message: bot profile %v", m[len(m)-1].BotProfile != nil)
 	}
-	runtime.GC()
-	b.ResetTimer()
-	for b.Loop() {
-		runtime.GC()
-	}
-	b.StopTimer()
-	runtime.KeepAlive(w)
+	twinstest.Collections(b, w)
 }

@@ -1,8 +1,9 @@
 package stripe
 
 import (
-	"runtime"
 	"testing"
+
+	"github.com/pomehq/pome/twins/twinstest"
 )
 
 // BenchmarkCollectCustomers times a full collection of a heap holding a
@@ -10,11 +11,5 @@ import (
 // events: what a collection marks for the worlds a run of creates grew.
 func BenchmarkCollectCustomers(b *testing.B) {
 	_, w := worldWithCustomers(b, 200_000)
-	runtime.GC()
-	b.ResetTimer()
-	for b.Loop() {
-		runtime.GC()
-	}
-	b.StopTimer()
-	runtime.KeepAlive(w)
+	twinstest.Collections(b, w)
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -359,4 +360,17 @@ func ConcurrentReads(t *testing.T, tw *twins.Twin, world any, env *twins.Env, re
 	if after, _ := json.Marshal(world); string(before) != string(after) {
 		t.Error("concurrent reads changed the world")
 	}
+}
+
+// Collections times full collections of the heap while keep (a world a
+// benchmark grew) is live: what the collector marks for it.
+func Collections(b *testing.B, keep any) {
+	b.Helper()
+	runtime.GC()
+	b.ResetTimer()
+	for b.Loop() {
+		runtime.GC()
+	}
+	b.StopTimer()
+	runtime.KeepAlive(keep)
 }
