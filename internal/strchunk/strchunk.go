@@ -80,6 +80,13 @@ func (s *Store) Free(v string) {
 	}
 }
 
+// Replace frees old and keeps v in its place: an owner's string that
+// changes (an edited comment or message).
+func (s *Store) Replace(old, v string) string {
+	s.Free(old)
+	return s.Keep(v)
+}
+
 // Compact, once the strings given up are more than half of what the store
 // holds (and more than a chunk), starts the store afresh and calls rekeep,
 // which must Keep again every string of the owner's that it still uses

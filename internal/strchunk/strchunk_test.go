@@ -142,6 +142,15 @@ func TestWasteBounded(t *testing.T) {
 	}
 }
 
+func TestReplace(t *testing.T) {
+	var s Store
+	a := s.Keep("before the edit")
+	b := s.Replace(a, "after")
+	if b != "after" || s.Held() != len(a)+len(b) || s.st.freed != len(a) {
+		t.Fatalf("Replace gave %q, held %d, freed %d", b, s.Held(), s.st.freed)
+	}
+}
+
 // A copy of a store appends after the original, never over what the
 // original kept since the copy was made, and the other way round.
 func TestCopiesShareChunks(t *testing.T) {

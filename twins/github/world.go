@@ -553,8 +553,7 @@ func (r *Repo) removeComment(is *Issue, i int) {
 
 // setCommentBody gives c, a comment of r, a new body. Write paths only.
 func (r *Repo) setCommentBody(c *Comment, body string) {
-	r.text.Free(c.Body)
-	c.Body = r.text.Keep(body)
+	c.Body = r.text.Replace(c.Body, body)
 	r.rekeepText()
 }
 

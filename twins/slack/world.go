@@ -174,8 +174,7 @@ type Channel struct {
 
 // setText gives m, a message of c, a new text. Write paths only.
 func (c *Channel) setText(m *Message, text string) {
-	c.text.Free(m.Text)
-	m.Text = c.text.Keep(text)
+	m.Text = c.text.Replace(m.Text, text)
 	c.rekeepText()
 }
 
