@@ -167,12 +167,23 @@ func runRate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Pacing, "pacing", load.PacingPrecise, "how the raw and go clients' senders wait for due times: precise (on a timerfd of each sender's own, Linux) or runtime (Go's timers, up to a millisecond late, sending requests bunched at its ticks); the loop client waits in epoll_pwait2")
 	fs.StringVar(&cfg.Client, "client", load.ClientLoop, "loop (one goroutine's epoll loop over a keep-alive connection per sender, requests formatted once, as wrk2 does; Linux 5.11+, else raw), raw (a goroutine per sender on such a connection) or go (net/http's client)")
 	fs.BoolVar(&cfg.Ceiling, "ceiling", false, "after each call, the same load against a bare net/http handler answering the bytes Pome answered, in a process of its own (pome-bench same-bytes): the latency any Go server reaches here")
+	burns := fs.String("ceiling-burn", "", "with --ceiling (which it sets), more runs of the same-bytes handler, each spending CPU time on every request before it answers: durations (e.g. 20us) and "+load.BurnMatch+" (Pome's server CPU per request less the plain handler's, measured in the run; needs --server-pid): the latency this machine gives a server that costs what Pome costs a call")
+	fs.IntVar(&cfg.CeilingGarbage, "ceiling-garbage", 0, "bytes the same-bytes handler allocates and drops on each request of the --ceiling-burn runs, in 112-byte pieces holding pointers (BenchmarkHandler's B/op is Pome's)")
+	fs.StringVar(&cfg.CeilingKeep, "ceiling-keep", "", "a 112-byte value the same-bytes handler keeps for good on each request of the --ceiling-burn runs: "+load.KeepPointers+" (shaped as a GitHub comment in a world, two of its five pointers set) or "+load.KeepFlat+" (the same bytes without a pointer)")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
 	if cm.server == "" {
 		fmt.Fprintln(stderr, "pome-bench rate: no server (--server or POME_SERVER)")
 		return 2
+	}
+	if *burns != "" {
+		var err error
+		if cfg.CeilingBurns, err = load.ParseCeilingBurns(*burns); err != nil {
+			fmt.Fprintf(stderr, "pome-bench rate: %v\n", err)
+			return 2
+		}
+		cfg.Ceiling = cfg.Ceiling || len(cfg.CeilingBurns) > 0
 	}
 	if cfg.Ceiling {
 		exe, err := os.Executable()

@@ -247,6 +247,51 @@ func TestRateCeiling(t *testing.T) {
 	}
 }
 
+// TestRateCeilingBurn: --ceiling-burn sets --ceiling and adds a run of the
+// same-bytes handler per value after the plain one, each burning its time
+// a request (match: Pome's CPU per request less the plain handler's, or a
+// note when Pome's is not above it); match needs --server-pid, and a value
+// that is neither a duration nor match is refused before anything runs.
+func TestRateCeilingBurn(t *testing.T) {
+	t.Setenv("POME_BENCH_AS_MAIN", "1")
+	url, key := startPome(t, session.NewMemoryStore(nil, 0), 0)
+	common := []string{"--server", url, "--api-key", key, "--rate", "200", "--duration", "300ms", "--warmup", "0",
+		"--sandboxes", "2", "--senders", "4", "--store", "memory", "--calls", "github_post_comment", "-q"}
+	rep, table := rateReport(t, append([]string{"--ceiling-burn", "match,300us", "--ceiling-garbage", "2000", "--ceiling-keep", "flat", "--server-pid", strconv.Itoa(os.Getpid())}, common...)...)
+	var burns []float64
+	for i, r := range rep.Results {
+		if (i == 0) != (r.Side == "") || r.Completed != 60 || r.Errors != 0 {
+			t.Errorf("result %d: %+v", i, r)
+		}
+		if i > 0 {
+			burns = append(burns, r.BurnUS)
+			// The plain run does nothing but answer; the burning runs
+			// drop and keep what they were given too.
+			if plain := r.BurnUS == 0; plain != (r.GarbageBytes == 0) || plain != (r.Keep == "") || (!plain && (r.GarbageBytes != 2000 || r.Keep != load.KeepFlat)) {
+				t.Errorf("result %d: %+v", i, r)
+			}
+		}
+	}
+	matched := len(burns) == 3 && burns[0] == 0 && burns[1] > 0 && burns[2] == 300
+	noted := len(burns) == 2 && burns[0] == 0 && burns[1] == 300 && len(rep.Notes) == 1 && strings.Contains(rep.Notes[0], "no run to match it")
+	if !matched && !noted {
+		t.Fatalf("burns %v, notes %q:\n%s", burns, rep.Notes, table)
+	}
+	if !strings.Contains(table, "github_post_comment (bare+300.0µs, 2000 B dropped, kept flat)") || !strings.Contains(table, "github_post_comment (bare)") {
+		t.Errorf("no burning row in the table:\n%s", table)
+	}
+	var out, errOut bytes.Buffer
+	for _, bad := range [][]string{{"--ceiling-burn", "match"}, {"--ceiling-burn", "lots"}, {"--ceiling-burn", "-3us", "--server-pid", "1"},
+		{"--ceiling-keep", "flat"}, {"--ceiling-burn", "0", "--ceiling-keep", "all"}, {"--ceiling-burn", "0", "--ceiling-garbage", "-1"}} {
+		out.Reset()
+		if code := run(context.Background(), append(append([]string{"rate"}, common...), bad...), &out, &errOut); code == 0 {
+			t.Errorf("%v: exit 0", bad)
+		} else if strings.Contains(out.String(), "github_post_comment") {
+			t.Errorf("%v: ran:\n%s", bad, out.String())
+		}
+	}
+}
+
 // TestScaleMode runs every dimension at two small sizes: each series has a
 // point per size, every write answered, and a spread.
 func TestScaleMode(t *testing.T) {

@@ -24,12 +24,22 @@ type BareProcess struct {
 	done  chan error
 }
 
+// bareInput is what StartBare sends the same-bytes process: the answer,
+// and what to do on each request before it (none by default).
+type bareInput struct {
+	Answer
+	BurnNS       int64  `json:",omitempty"`
+	GarbageBytes int    `json:",omitempty"`
+	Keep         string `json:",omitempty"`
+}
+
 // StartBare starts command (pome-bench same-bytes, or what stands for it
-// in a test), sends it a as one JSON value on its standard input and reads
-// the URL it serves on from the first line of its standard output. The
-// process serves until its standard input closes (Close), so it does not
-// outlive the load tool.
-func StartBare(ctx context.Context, command []string, a Answer) (*BareProcess, error) {
+// in a test), sends it a and work (what its handler does on each request
+// besides answering; the zero value for nothing) as one JSON value on its standard
+// input and reads the URL it serves on from the first line of its standard
+// output. The process serves until its standard input closes (Close), so
+// it does not outlive the load tool.
+func StartBare(ctx context.Context, command []string, a Answer, work BareWork) (*BareProcess, error) {
 	if len(command) == 0 {
 		return nil, errors.New("no command for the same-bytes server")
 	}
@@ -58,7 +68,7 @@ func StartBare(ctx context.Context, command []string, a Answer) (*BareProcess, e
 		io.Copy(io.Discard, stdout)
 		b.done <- cmd.Wait()
 	}()
-	if err := json.NewEncoder(stdin).Encode(a); err != nil {
+	if err := json.NewEncoder(stdin).Encode(bareInput{Answer: a, BurnNS: int64(work.Burn), GarbageBytes: work.GarbageBytes, Keep: work.Keep}); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("same-bytes server: sending the answer: %w (%s)", err, strings.TrimSpace(stderr.String()))
 	}
@@ -94,19 +104,28 @@ func (b *BareProcess) Close() error {
 }
 
 // ServeSameBytes is the same-bytes server's side of StartBare: it reads one
-// answer as JSON from in, serves it on addr with the same handler and
+// answer (and the CPU time to burn on each request) as JSON from in, serves it on addr with the same handler and
 // net/http settings as the ceiling mode's, writes the URL as one line to
 // out, and serves until in ends or ctx is done.
 func ServeSameBytes(ctx context.Context, addr string, in io.Reader, out io.Writer) error {
 	dec := json.NewDecoder(in)
-	var a Answer
+	var a bareInput
 	if err := dec.Decode(&a); err != nil {
 		return fmt.Errorf("reading the answer: %w", err)
 	}
 	if a.Status < 100 || a.Status > 999 {
 		return fmt.Errorf("answer status %d", a.Status)
 	}
-	srv, err := Serve(addr, NewSameBytesHandler(a))
+	work := BareWork{Burn: time.Duration(a.BurnNS), GarbageBytes: a.GarbageBytes, Keep: a.Keep}
+	if err := work.check(); err != nil {
+		return err
+	}
+	h := NewSameBytesHandler(a.Answer).(*sameBytesHandler)
+	if work != (BareWork{}) {
+		// Calibrated before the server listens: nothing measured waits on it.
+		h.work = newWorker(work)
+	}
+	srv, err := Serve(addr, h)
 	if err != nil {
 		return err
 	}

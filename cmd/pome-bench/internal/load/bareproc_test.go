@@ -38,7 +38,7 @@ func sameBytesCommand(t *testing.T) []string {
 func TestStartBare(t *testing.T) {
 	want := Answer{Status: 201, Header: http.Header{"Content-Type": {"application/json; charset=utf-8"}, "X-Github-Request-Id": {"ABCD:1234"}, "Etag": {`"e1"`}},
 		Body: []byte(`{"id":7,"body":"hello"}`)}
-	bare, err := StartBare(context.Background(), sameBytesCommand(t), want)
+	bare, err := StartBare(context.Background(), sameBytesCommand(t), want, BareWork{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,17 +81,56 @@ func TestStartBare(t *testing.T) {
 func TestStartBareRefused(t *testing.T) {
 	cmd := sameBytesCommand(t)
 	for name, c := range map[string]struct {
-		cmd []string
-		a   Answer
+		cmd  []string
+		a    Answer
+		work BareWork
 	}{
-		"no command":     {nil, Answer{Status: 200}},
-		"missing binary": {[]string{"/nonexistent/pome-bench"}, Answer{Status: 200}},
-		"silent command": {[]string{"true"}, Answer{Status: 200}},
-		"bad status":     {cmd, Answer{Status: 0}},
+		"no command":       {nil, Answer{Status: 200}, BareWork{}},
+		"missing binary":   {[]string{"/nonexistent/pome-bench"}, Answer{Status: 200}, BareWork{}},
+		"silent command":   {[]string{"true"}, Answer{Status: 200}, BareWork{}},
+		"bad status":       {cmd, Answer{Status: 0}, BareWork{}},
+		"negative burn":    {cmd, Answer{Status: 200}, BareWork{Burn: -time.Millisecond}},
+		"negative garbage": {cmd, Answer{Status: 200}, BareWork{GarbageBytes: -1}},
+		"unknown keep":     {cmd, Answer{Status: 200}, BareWork{Keep: "everything"}},
 	} {
-		if b, err := StartBare(context.Background(), c.cmd, c.a); err == nil {
+		if b, err := StartBare(context.Background(), c.cmd, c.a, c.work); err == nil {
 			b.Close()
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// A same-bytes process given a burn spends about that much CPU on each
+// request, on top of answering it: 40 requests at 5 ms take at least half
+// of 200 ms of the process's CPU time, where answering alone takes a few.
+func TestStartBareBurns(t *testing.T) {
+	const n, burn = 40, 5 * time.Millisecond
+	want := Answer{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"ok":true}`)}
+	bare, err := StartBare(context.Background(), sameBytesCommand(t), want, BareWork{Burn: burn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	before, err := ReadCPU(bare.PID)
+	if err != nil {
+		t.Skipf("no CPU time of a process here: %v", err)
+	}
+	for range n {
+		resp, err := http.Get(bare.URL + "/v1/customers/cus_1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != string(want.Body) {
+			t.Fatalf("body %q", body)
+		}
+	}
+	after, err := ReadCPU(bare.PID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spent := time.Duration(after-before) * time.Microsecond; spent < n*burn/2 {
+		t.Errorf("%d requests burning %v each took %v of CPU, want at least %v", n, burn, spent, n*burn/2)
 	}
 }

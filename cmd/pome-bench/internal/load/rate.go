@@ -309,6 +309,15 @@ type RateConfig struct {
 	// its own started with BareCommand (see StartBare).
 	Ceiling     bool
 	BareCommand []string
+	// CeilingBurns are more runs of the same-bytes handler after the plain
+	// one, each spending a set CPU time a request, or Pome's CPU per
+	// request less the plain handler's (Match), before it answers: the
+	// latency a server reaches here at Pome's CPU cost per call. They need
+	// Ceiling, and Match needs ServerPID. CeilingGarbage and CeilingKeep
+	// are done on each request of those runs too (BareWork).
+	CeilingBurns   []CeilingBurn
+	CeilingGarbage int
+	CeilingKeep    string
 }
 
 // RateResult is one call at the offered rate.
@@ -316,7 +325,13 @@ type RateResult struct {
 	Call string `json:"call"`
 	// Side is SideBare for the same-bytes handler's run (--ceiling), empty
 	// for Pome's.
-	Side         string  `json:"side,omitempty"`
+	Side string `json:"side,omitempty"`
+	// BurnUS is the CPU time the same-bytes handler spent on each request
+	// besides answering (--ceiling-burn), GarbageBytes what it allocated
+	// and dropped, Keep what it kept (BareWork).
+	BurnUS       float64 `json:"burn_us,omitempty"`
+	GarbageBytes int     `json:"garbage_bytes,omitempty"`
+	Keep         string  `json:"keep,omitempty"`
 	OfferedRate  float64 `json:"offered_req_per_sec"`
 	AchievedRate float64 `json:"achieved_req_per_sec"`
 	Offered      int64   `json:"offered"`
@@ -382,6 +397,20 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 	}
 	if cfg.Ceiling && len(cfg.BareCommand) == 0 {
 		return nil, errors.New("rate: the ceiling needs a command for the same-bytes server")
+	}
+	if len(cfg.CeilingBurns) > 0 && !cfg.Ceiling {
+		return nil, errors.New("rate: burning runs are runs of the ceiling")
+	}
+	for _, b := range cfg.CeilingBurns {
+		if b.Match && cfg.ServerPID <= 0 {
+			return nil, errors.New("rate: --ceiling-burn match needs the server's CPU per request (--server-pid)")
+		}
+	}
+	if (cfg.CeilingGarbage != 0 || cfg.CeilingKeep != "") && len(cfg.CeilingBurns) == 0 {
+		return nil, errors.New("rate: garbage and kept values are done in the burning runs (--ceiling-burn; 0 for no CPU time)")
+	}
+	if err := (BareWork{GarbageBytes: cfg.CeilingGarbage, Keep: cfg.CeilingKeep}).check(); err != nil {
+		return nil, fmt.Errorf("rate: %w", err)
 	}
 	if _, err := NewSchedule(time.Now(), cfg.Rate, cfg.Duration); err != nil {
 		return nil, err
@@ -481,26 +510,59 @@ func ConstantRate(ctx context.Context, cfg RateConfig) (*RateReport, error) {
 		if err != nil {
 			return rep, fmt.Errorf("%s: capturing the answer for the same-bytes server: %w", c.Name, err)
 		}
-		bare, err := StartBare(ctx, cfg.BareCommand, ans)
-		if err != nil {
-			return rep, fmt.Errorf("%s: %w", c.Name, err)
+		pomeCPU := res.ServerCPUUS
+		var plainCPU float64
+		for k, burn := range append([]CeilingBurn{{}}, cfg.CeilingBurns...) {
+			if ctx.Err() != nil {
+				break
+			}
+			d := burn.D
+			if burn.Match {
+				d = time.Duration((pomeCPU - plainCPU) * float64(time.Microsecond))
+				if d <= 0 {
+					rep.Notes = append(rep.Notes, fmt.Sprintf("%s: Pome's CPU per request (%.1fµs) is not above the bare handler's (%.1fµs): no run to match it", c.Name, pomeCPU, plainCPU))
+					continue
+				}
+			}
+			work := BareWork{}
+			if k > 0 {
+				work = BareWork{Burn: d, GarbageBytes: cfg.CeilingGarbage, Keep: cfg.CeilingKeep}
+			}
+			res, err := cfg.offerBare(ctx, c, ts, client, clock, ans, work)
+			if err != nil {
+				return rep, err
+			}
+			if k == 0 {
+				plainCPU = res.ServerCPUUS
+			}
+			rep.Results = append(rep.Results, res)
 		}
-		logf("%-24s the same bytes from %s (pid %d)", c.Name, bare.URL, bare.PID)
-		res, err = cfg.offer(ctx, c, Rebase(ts, bare.URL), client, clock, cpuProbe{server: bare.PID, machine: true}, nil)
-		bare.Close()
-		if err != nil {
-			return rep, err
-		}
-		res.Side = SideBare
-		logf("%-24s bare: achieved %.0f/s  p50 %s  p99 %s  p99.9 %s  errors %d  late %d", c.Name, res.AchievedRate,
-			fmtUS(res.P50US), fmtUS(res.P99US), fmtUS(res.P999US), res.Errors, res.Late)
-		rep.Results = append(rep.Results, res)
 	}
 	return rep, ctx.Err()
 }
 
 // SideBare marks a rate result of the same-bytes handler (--ceiling).
 const SideBare = "bare"
+
+// offerBare runs the same load against a same-bytes process answering ans
+// that does work on each request besides.
+func (cfg RateConfig) offerBare(ctx context.Context, c Call, ts []Target, client *http.Client, clock Clock, ans Answer, work BareWork) (RateResult, error) {
+	bare, err := StartBare(ctx, cfg.BareCommand, ans, work)
+	if err != nil {
+		return RateResult{}, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	res, err := cfg.offer(ctx, c, Rebase(ts, bare.URL), client, clock, cpuProbe{server: bare.PID, machine: true}, nil)
+	bare.Close()
+	if err != nil {
+		return res, err
+	}
+	res.Side, res.BurnUS, res.GarbageBytes, res.Keep = SideBare, float64(work.Burn)/float64(time.Microsecond), work.GarbageBytes, work.Keep
+	if cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "%s: achieved %.0f/s  p50 %s  p99 %s  p99.9 %s  errors %d  late %d\n", res.label(), res.AchievedRate,
+			fmtUS(res.P50US), fmtUS(res.P99US), fmtUS(res.P999US), res.Errors, res.Late)
+	}
+	return res, nil
+}
 
 // offer offers c's requests to ts at the configured rate, after the
 // warm-up, with the run's client, and measures the run: the server's CPU
@@ -611,6 +673,13 @@ func (cfg RateConfig) offer(ctx context.Context, c Call, ts []Target, client *ht
 // label names the result in the report: the call, and for the ceiling's
 // run the bare handler's.
 func (c RateResult) label() string {
+	if w := (BareWork{Burn: time.Duration(c.BurnUS * float64(time.Microsecond)), GarbageBytes: c.GarbageBytes, Keep: c.Keep}); c.Side == SideBare && w != (BareWork{}) {
+		l := w.label()
+		if !strings.HasPrefix(l, "+") {
+			l = ", " + l
+		}
+		return fmt.Sprintf("%s (bare%s)", c.Call, l)
+	}
 	if c.Side == SideBare {
 		return c.Call + " (bare)"
 	}

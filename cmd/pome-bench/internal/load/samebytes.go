@@ -52,6 +52,8 @@ type sameBytesHandler struct {
 	header map[string][]string
 	status int
 	body   []byte
+	// work is done on every request before the answer (--ceiling-burn).
+	work *worker
 }
 
 // NewSameBytesHandler returns the handler for a.
@@ -72,6 +74,7 @@ func (h *sameBytesHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil {
 		io.Copy(io.Discard, r.Body)
 	}
+	h.work.do()
 	dst := w.Header()
 	for k, v := range h.header {
 		// The slices are shared, never changed: net/http only reads them.
