@@ -391,7 +391,7 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 		// an output may point into it. What the function sets is one value
 		// (on the heap once rather than once for each).
 		var res struct {
-			headers map[string]string
+			headers [][2]string
 			enc     []byte
 			raw     *twins.Raw
 			status  int
@@ -434,10 +434,10 @@ func (d *dataPlane) bindingHandler(tw *twins.Twin, a twins.Action, b twins.Bindi
 			writeTwinError(w, tw, err)
 			return
 		}
-		for k, v := range headers {
-			w.Header().Set(k, v)
+		for _, kv := range headers {
+			w.Header().Set(kv[0], kv[1])
 			if keep != nil {
-				keep.headers = append(keep.headers, [2]string{k, v})
+				keep.headers = append(keep.headers, kv)
 			}
 		}
 		if status == http.StatusNoContent {

@@ -80,8 +80,9 @@ type Binding struct {
 	// two differ; nil sends the output as it is.
 	Shape func(in, out any) any
 	// Headers returns extra response headers (pagination links and the like)
-	// computed from input and output; the REST adapter adds them.
-	Headers func(in, out any) map[string]string
+	// computed from input and output, as name and value pairs; the REST
+	// adapter sets them in order, so a later pair of a name wins.
+	Headers func(in, out any) [][2]string
 }
 
 // SuccessStatus returns the binding's success status.
@@ -301,8 +302,10 @@ func (a *action[W, In, Out]) DecodeMap(obj map[string]any) (any, error) {
 		obj = map[string]any{}
 	}
 	// Values given as text are checked, and mostly decoded, as the
-	// generic values their text stands for.
-	var raw map[string]json.RawMessage
+	// generic values their text stands for. A call has a few such keys:
+	// their texts are kept in a list on the stack, not a map of their own.
+	var rawBuf [8]rawText
+	raw := rawTexts(rawBuf[:0])
 	for k, v := range obj {
 		text, ok := v.(json.RawMessage)
 		if !ok {
@@ -314,10 +317,7 @@ func (a *action[W, In, Out]) DecodeMap(obj map[string]any) (any, error) {
 				return nil, Errorf(Invalid, "invalid_json", "Problems parsing JSON: %v", err)
 			}
 		}
-		if raw == nil {
-			raw = map[string]json.RawMessage{}
-		}
-		raw[k] = text
+		raw = append(raw, rawText{key: k, text: text})
 		obj[k] = g
 	}
 	if err := a.validate(obj); err != nil {
@@ -329,8 +329,8 @@ func (a *action[W, In, Out]) DecodeMap(obj map[string]any) (any, error) {
 	}
 	// The plan stepped aside: decode the text Decode would have been
 	// given, so that the answer, or the refusal, is encoding/json's.
-	for k, text := range raw {
-		obj[k] = text
+	for _, r := range raw {
+		obj[r.key] = r.text
 	}
 	args, err := json.Marshal(obj)
 	if err != nil {

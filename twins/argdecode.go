@@ -407,17 +407,36 @@ func appendFold(out []byte, s string) []byte {
 	return out
 }
 
+// rawText is the JSON text a top-level value arrived as.
+type rawText struct {
+	key  string
+	text json.RawMessage
+}
+
+// rawTexts are the texts of a call's top-level values that arrived as
+// text, each key once: a handful, so found by a scan.
+type rawTexts []rawText
+
+func (r rawTexts) get(key string) (json.RawMessage, bool) {
+	for i := range r {
+		if r[i].key == key {
+			return r[i].text, true
+		}
+	}
+	return nil, false
+}
+
 // decodeArgs fills dst (a settable struct) from obj. raw holds the JSON
 // text of those top-level values that arrived as text; obj holds their
 // generic values.
-func decodeArgs(p *argPlan, obj map[string]any, raw map[string]json.RawMessage, dst reflect.Value) error {
+func decodeArgs(p *argPlan, obj map[string]any, raw rawTexts, dst reflect.Value) error {
 	if p.kind != argStruct {
 		return errArgFallback
 	}
 	return p.decodeObject(obj, raw, dst)
 }
 
-func (p *argPlan) decodeObject(obj map[string]any, raw map[string]json.RawMessage, dst reflect.Value) error {
+func (p *argPlan) decodeObject(obj map[string]any, raw rawTexts, dst reflect.Value) error {
 	if p.unsupported {
 		return errArgFallback
 	}
@@ -449,7 +468,7 @@ func (p *argPlan) decodeObject(obj map[string]any, raw map[string]json.RawMessag
 		}
 		f := &p.fields[i]
 		fv := dst.FieldByIndex(f.index)
-		if text, ok := raw[k]; ok && f.plan.text {
+		if text, ok := raw.get(k); ok && f.plan.text {
 			if ok, err := decodeIntText(f.plan, text, fv); ok {
 				if err != nil {
 					return err

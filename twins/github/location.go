@@ -24,8 +24,8 @@ func withLocation(actions []twins.Action) []twins.Action {
 				continue
 			}
 			own, shape := b.Headers, b.Shape
-			b.Headers = func(in, out any) map[string]string {
-				var h map[string]string
+			b.Headers = func(in, out any) [][2]string {
+				var h [][2]string
 				if own != nil {
 					h = own(in, out)
 				}
@@ -34,10 +34,7 @@ func withLocation(actions []twins.Action) []twins.Action {
 					body = shape(in, out)
 				}
 				if u := urlField(body); u != "" {
-					if h == nil {
-						h = map[string]string{}
-					}
-					h["Location"] = u
+					h = append(h, [2]string{"Location", u})
 				}
 				return h
 			}

@@ -48,6 +48,6 @@ var getAPIRoot = twins.New(twins.Spec{
 	}, nil
 })
 
-func scopeHeaders(_, _ any) map[string]string {
-	return map[string]string{"X-OAuth-Scopes": tokenScopes, "X-Accepted-OAuth-Scopes": ""}
+func scopeHeaders(_, _ any) [][2]string {
+	return [][2]string{{"X-OAuth-Scopes", tokenScopes}, {"X-Accepted-OAuth-Scopes", ""}}
 }

@@ -35,10 +35,10 @@ type pageInfo struct {
 type linker interface{ linkHeader() string }
 
 // linkHeaders is the Headers func of every paginated binding.
-func linkHeaders(_, out any) map[string]string {
+func linkHeaders(_, out any) [][2]string {
 	if l, ok := out.(linker); ok {
 		if h := l.linkHeader(); h != "" {
-			return map[string]string{"Link": h}
+			return [][2]string{{"Link", h}}
 		}
 	}
 	return nil
