@@ -47,23 +47,15 @@ const (
 )
 
 // nsPerStep is the loop's cost per step on this machine, measured once.
-var nsPerStep = func() func() float64 {
-	var v float64
-	var done bool
-	return func() float64 {
-		if !done {
-			best := time.Duration(1 << 62)
-			for range burnCalibrationRounds {
-				t0 := time.Now()
-				burnLoop(burnCalibrationSteps)
-				best = min(best, time.Since(t0))
-			}
-			v = max(float64(best)/burnCalibrationSteps, 0.01)
-			done = true
-		}
-		return v
+var nsPerStep = sync.OnceValue(func() float64 {
+	best := time.Duration(1 << 62)
+	for range burnCalibrationRounds {
+		t0 := time.Now()
+		burnLoop(burnCalibrationSteps)
+		best = min(best, time.Since(t0))
 	}
-}()
+	return max(float64(best)/burnCalibrationSteps, 0.01)
+})
 
 // NewBurner returns a burner of d a call (0 or less: one that does
 // nothing). It calibrates the loop on first use, in a few milliseconds;
