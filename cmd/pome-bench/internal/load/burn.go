@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -26,17 +27,18 @@ type Burner struct {
 	d     time.Duration
 }
 
-// burnSink keeps the loop's result live, so the compiler keeps the loop.
-var burnSink uint64
+// burnSink keeps the loop's result live, so the compiler keeps the loop;
+// requests burn at once, so it is stored atomically.
+var burnSink atomic.Uint64
 
 // burnLoop runs n steps of a multiply-add generator: no memory traffic, no
 // branch but the loop's, the same cost per step on every call.
 func burnLoop(n int64) {
-	x := burnSink | 1
+	x := uint64(n) | 1
 	for i := int64(0); i < n; i++ {
 		x = x*6364136223846793005 + 1442695040888963407
 	}
-	burnSink = x
+	burnSink.Store(x)
 }
 
 // burnCalibration is how many steps are timed at once, and how many times:

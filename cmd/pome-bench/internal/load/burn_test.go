@@ -72,3 +72,24 @@ func TestWorkerKeeps(t *testing.T) {
 		t.Errorf("label %q", l)
 	}
 }
+
+// Requests burn at once: the handler's loop shares nothing but an atomic
+// sink (run with -race).
+func TestBurnConcurrently(t *testing.T) {
+	b := NewBurner(50 * time.Microsecond)
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 20 {
+				b.Burn()
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if burnSink.Load() == 0 {
+		t.Error("the loop's result was not kept")
+	}
+}
