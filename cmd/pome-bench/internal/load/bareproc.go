@@ -19,9 +19,10 @@ type BareProcess struct {
 	URL string
 	PID int
 
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	done  chan error
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	done   chan error
+	stderr *strings.Builder
 }
 
 // bareInput is what StartBare sends the same-bytes process: the answer,
@@ -57,7 +58,7 @@ func StartBare(ctx context.Context, command []string, a Answer, work BareWork) (
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("same-bytes server: %w", err)
 	}
-	b := &BareProcess{PID: cmd.Process.Pid, cmd: cmd, stdin: stdin, done: make(chan error, 1)}
+	b := &BareProcess{PID: cmd.Process.Pid, cmd: cmd, stdin: stdin, done: make(chan error, 1), stderr: &stderr}
 	line := make(chan string, 1)
 	go func() {
 		s := bufio.NewScanner(stdout)
@@ -90,12 +91,23 @@ func StartBare(ctx context.Context, command []string, a Answer, work BareWork) (
 }
 
 // Close ends the process: its standard input closes, which it takes as the
-// end; one that does not go within 5 s is killed.
+// end; one that does not go within 5 s is killed. A process that ended
+// other than cleanly (it failed, crashed, or, built with -race, found a
+// race) is an error, with the end of what it wrote on its standard error:
+// its run's figures are not to be trusted.
 func (b *BareProcess) Close() error {
 	b.stdin.Close()
 	select {
 	case err := <-b.done:
 		b.done <- err
+		if err != nil {
+			// Wait has returned: nothing writes to stderr any more.
+			msg := strings.TrimSpace(b.stderr.String())
+			if len(msg) > 2000 {
+				msg = "…" + msg[len(msg)-2000:]
+			}
+			return fmt.Errorf("same-bytes server ended with %v: %s", err, msg)
+		}
 		return nil
 	case <-time.After(5 * time.Second):
 		b.cmd.Process.Kill()

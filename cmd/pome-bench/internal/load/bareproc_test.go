@@ -19,6 +19,12 @@ func TestMain(m *testing.M) {
 			io.WriteString(os.Stderr, err.Error())
 			os.Exit(1)
 		}
+		// A process that served and then failed (as a race found under
+		// -race makes it): TestBareCloseReportsFailure.
+		if os.Getenv("POME_LOAD_SAME_BYTES_FAIL") == "1" {
+			io.WriteString(os.Stderr, "WARNING: DATA RACE (a stand-in)")
+			os.Exit(66)
+		}
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -132,5 +138,21 @@ func TestStartBareBurns(t *testing.T) {
 	}
 	if spent := time.Duration(after-before) * time.Microsecond; spent < n*burn/2 {
 		t.Errorf("%d requests burning %v each took %v of CPU, want at least %v", n, burn, spent, n*burn/2)
+	}
+}
+
+// A same-bytes process that served and then ended badly makes Close an
+// error naming what it wrote on its standard error; one that ended
+// cleanly does not (TestStartBare).
+func TestBareCloseReportsFailure(t *testing.T) {
+	cmd := sameBytesCommand(t)
+	t.Setenv("POME_LOAD_SAME_BYTES_FAIL", "1")
+	bare, err := StartBare(context.Background(), cmd, Answer{Status: 200, Body: []byte(`{}`)}, BareWork{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = bare.Close()
+	if err == nil || !strings.Contains(err.Error(), "DATA RACE") || !strings.Contains(err.Error(), "66") {
+		t.Errorf("Close: %v", err)
 	}
 }

@@ -89,7 +89,12 @@ func TestBurnConcurrently(t *testing.T) {
 	for range 4 {
 		<-done
 	}
-	if burnSink.Load() == 0 {
-		t.Error("the loop's result was not kept")
+	// Every burn of b's steps ends on the same value: the loop ran them all.
+	want := uint64(b.iters) | 1
+	for range b.iters {
+		want = want*6364136223846793005 + 1442695040888963407
+	}
+	if got := burnSink.Load(); got != want {
+		t.Errorf("sink %d, want %d: the loop did not run its %d steps", got, want, b.iters)
 	}
 }

@@ -552,7 +552,9 @@ func (cfg RateConfig) offerBare(ctx context.Context, c Call, ts []Target, client
 		return RateResult{}, fmt.Errorf("%s: %w", c.Name, err)
 	}
 	res, err := cfg.offer(ctx, c, Rebase(ts, bare.URL), client, clock, cpuProbe{server: bare.PID, machine: true}, nil)
-	bare.Close()
+	if cerr := bare.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("%s: %w", c.Name, cerr)
+	}
 	if err != nil {
 		return res, err
 	}
