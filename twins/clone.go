@@ -18,9 +18,9 @@ import (
 // the original are copied apart, as decoding would.
 //
 // It panics at once if W holds what it cannot copy that way (channels,
-// funcs, types with their own JSON decoding other than time.Time and
-// json.RawMessage, an unexported embedded struct): such a twin leaves
-// CopyWorld nil.
+// funcs, types with their own JSON decoding other than time.Time,
+// json.RawMessage and Copier values, an unexported embedded struct): such
+// a twin leaves CopyWorld nil.
 func WorldCopier[W any](index func(*W)) func(world any) any {
 	cp, err := copierOf(reflect.TypeFor[W]())
 	if err != nil {
@@ -102,12 +102,24 @@ func planFor(t reflect.Type, added *[]reflect.Type) (*plan, error) {
 
 func setValue(dst, src reflect.Value) { dst.Set(src) }
 
+// Copier is a world's value that keeps what its JSON document holds in a
+// form of its own (and has its own JSON encoding and decoding, which the
+// copy must agree with): CopyValue returns a deep copy of it, of its own
+// type, sharing no memory that either could change with the value.
+type Copier interface{ CopyValue() any }
+
+var copierType = reflect.TypeFor[Copier]()
+
 func build(t reflect.Type, added *[]reflect.Type) (copyFunc, error) {
 	switch {
 	case t == timeType:
 		return setValue, nil
 	case t == rawMessageType:
 		return copySlice(t, nil), nil
+	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && t.Implements(copierType):
+		return func(dst, src reflect.Value) {
+			dst.Set(reflect.ValueOf(src.Interface().(Copier).CopyValue()))
+		}, nil
 	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && decodesItself(t):
 		return nil, fmt.Errorf("%v decodes its own JSON", t)
 	case scalar(t.Kind()):

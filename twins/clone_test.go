@@ -202,3 +202,69 @@ func (j *jsonNamed) UnmarshalJSON(b []byte) error {
 func (j jsonNamed) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]string{"name": j.Name})
 }
+
+// packedInts keeps its values in a form of its own, encoded as a JSON
+// list of numbers: it copies itself (Copier) and counts its encoding
+// (Sizer).
+type packedInts struct{ p *[]int }
+
+func (v packedInts) MarshalJSON() ([]byte, error) {
+	if v.p == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(*v.p)
+}
+
+func (v *packedInts) UnmarshalJSON(b []byte) error {
+	var xs []int
+	if err := json.Unmarshal(b, &xs); err != nil {
+		return err
+	}
+	v.p = &xs
+	return nil
+}
+
+func (v packedInts) CopyValue() any {
+	if v.p == nil {
+		return packedInts{}
+	}
+	xs := append([]int(nil), *v.p...)
+	return packedInts{&xs}
+}
+
+// packedSized counts the calls of packedInts.JSONSize.
+var packedSized int
+
+func (v packedInts) JSONSize() (int64, error) {
+	packedSized++
+	b, err := v.MarshalJSON()
+	return int64(len(b)), err
+}
+
+type packedHolder struct {
+	Name string     `json:"name"`
+	Ints packedInts `json:"ints"`
+	More []packedInts
+}
+
+// A value that copies itself is copied by its CopyValue, sharing nothing
+// with the original, and measured by its JSONSize.
+func TestWorldCopierCopier(t *testing.T) {
+	xs, ys := []int{1, 2, 3}, []int{40}
+	w := &packedHolder{Name: "n", Ints: packedInts{&xs}, More: []packedInts{{&ys}, {}}}
+	cp := WorldCopier[packedHolder](nil)(w).(*packedHolder)
+	(*cp.Ints.p)[0] = 99
+	(*cp.More[0].p)[0] = 99
+	if xs[0] != 1 || ys[0] != 40 {
+		t.Fatalf("the copy shares the original's values: %v %v", xs, ys)
+	}
+	(*cp.Ints.p)[0], (*cp.More[0].p)[0] = 1, 40
+	want, _ := json.Marshal(w)
+	if got, _ := json.Marshal(cp); string(got) != string(want) {
+		t.Fatalf("copy encodes as %s, want %s", got, want)
+	}
+	packedSized = 0
+	if n, err := EncodedSize(w); err != nil || n != int64(len(want)) || packedSized != 3 {
+		t.Fatalf("EncodedSize %d (%v) with %d JSONSize calls, want %d with 3", n, err, packedSized, len(want))
+	}
+}

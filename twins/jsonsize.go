@@ -70,7 +70,14 @@ func sizerOf(t reflect.Type) sizeFunc {
 	return f
 }
 
+// Sizer is a value with its own JSON encoding that counts that encoding's
+// length itself, without building it (a world's value kept in a form of
+// its own: see Copier). JSONSize must equal len of the compacted
+// MarshalJSON output.
+type Sizer interface{ JSONSize() (int64, error) }
+
 var (
+	sizerType         = reflect.TypeFor[Sizer]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	numberType        = reflect.TypeFor[json.Number]()
 	timePtrType       = reflect.TypeFor[*time.Time]()
@@ -92,6 +99,9 @@ func newSizer(t reflect.Type, allowAddr bool) sizeFunc {
 			}
 			return sizeTime(v.Elem())
 		}
+	}
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && t.Implements(sizerType) {
+		return func(v reflect.Value) (int64, error) { return v.Interface().(Sizer).JSONSize() }
 	}
 	if t.Kind() != reflect.Pointer && allowAddr && reflect.PointerTo(t).Implements(marshalerType) {
 		return condAddr(sizeMarshaler, newSizer(t, false))

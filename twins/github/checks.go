@@ -73,12 +73,12 @@ func checks() []*twins.Check {
 			Description: "Some comment on the issue contains the text, case-insensitively.",
 			Eval: issueEval(func(in *twins.Input, r *Repo, is *Issue, p string, args map[string]string) (twins.Result, error) {
 				want := strings.ToLower(args["text"])
-				for i, c := range is.Comments {
+				for i, c := range is.Comments.All() {
 					if strings.Contains(strings.ToLower(c.Body), want) {
 						return twins.Pass(fmt.Sprintf("comment %d by %s contains %q", c.ID, c.User, args["text"]), evidence(fmt.Sprintf("%s/comments/%d/body", p, i))), nil
 					}
 				}
-				return twins.Fail(fmt.Sprintf("none of the %d comment(s) on issue #%d contains %q", len(is.Comments), is.Number, args["text"]), evidence(p+"/comments")), nil
+				return twins.Fail(fmt.Sprintf("none of the %d comment(s) on issue #%d contains %q", is.Comments.Len(), is.Number, args["text"]), evidence(p+"/comments")), nil
 			}),
 		},
 		{
@@ -99,7 +99,7 @@ func checks() []*twins.Check {
 			Description: "A conversation comment, review comment or review body on the pull request contains the text, case-insensitively.",
 			Eval: pullEval(func(in *twins.Input, r *Repo, is *Issue, p string, args map[string]string) (twins.Result, error) {
 				want := strings.ToLower(args["text"])
-				for i, c := range is.Comments {
+				for i, c := range is.Comments.All() {
 					if strings.Contains(strings.ToLower(c.Body), want) {
 						return twins.Pass(fmt.Sprintf("comment %d by %s contains %q", c.ID, c.User, args["text"]), evidence(fmt.Sprintf("%s/comments/%d/body", p, i))), nil
 					}

@@ -108,12 +108,12 @@ func originalChecks() []*twins.Check {
 			Params: []twins.Param{paramNeedle, paramIssue, twins.ParamRepo}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "Some comment on the issue contains the text as a case-sensitive substring.",
 			Eval: onIssue(func(r *Repo, is *Issue, p string, args map[string]string) twins.Result {
-				for _, c := range is.Comments {
+				for _, c := range is.Comments.All() {
 					if strings.Contains(c.Body, args["needle"]) {
 						return twins.Pass(fmt.Sprintf("issue #%d has a comment containing %q", is.Number, args["needle"]), evidence(p+"/comments"))
 					}
 				}
-				return twins.Fail(fmt.Sprintf("issue #%d has no comment containing %q (%d comment(s) scanned)", is.Number, args["needle"], len(is.Comments)), evidence(p+"/comments"))
+				return twins.Fail(fmt.Sprintf("issue #%d has no comment containing %q (%d comment(s) scanned)", is.Number, args["needle"], is.Comments.Len()), evidence(p+"/comments"))
 			}),
 		},
 		{
@@ -180,7 +180,7 @@ func originalChecks() []*twins.Check {
 			Params: []twins.Param{paramPR, twins.ParamRepo}, Substrate: twins.SubstrateFinal, Polarity: twins.Positive,
 			Description: "The pull request's conversation carries at least one comment (the issue-comment surface); review bodies and inline review comments do not count.",
 			Eval: onPull(func(r *Repo, is *Issue, p string, args map[string]string) twins.Result {
-				n := len(is.Comments)
+				n := is.Comments.Len()
 				if n > 0 {
 					return twins.Pass(fmt.Sprintf("pull request #%d has %d conversation comment(s)", is.Number, n), evidence(p+"/comments"))
 				}

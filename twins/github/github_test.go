@@ -93,7 +93,7 @@ func TestDefaultWorld(t *testing.T) {
 	}
 	is := r.Issues[0]
 	if is.Number != 1 || is.Title != "500 error on POST /orders after deploy" || is.State != "open" ||
-		len(is.Assignees) != 0 || len(is.Labels) != 0 || len(is.Comments) != 0 || is.Pull != nil {
+		len(is.Assignees) != 0 || len(is.Labels) != 0 || is.Comments.Len() != 0 || is.Pull != nil {
 		t.Errorf("issue #1 = %+v", is)
 	}
 	if r.NextNumber != 2 {

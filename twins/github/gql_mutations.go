@@ -184,8 +184,8 @@ func (gqlRoot) AddComment(ctx context.Context, args struct {
 		return nil, err
 	}
 	id := out.(APIIssueComment).ID
-	for i := range is.Comments {
-		if c := &is.Comments[i]; c.ID == id {
+	for i := range is.Comments.Len() {
+		if c := is.Comments.At(i); c.ID == id {
 			return &addCommentPayload{ClientMutationID: in.ClientMutationID, Subject: s.issueNode(r, is),
 				CommentEdge: &edge[*commentR]{cursor: cursorAt(i), node: &commentR{s: s, r: r, is: is, c: c}}}, nil
 		}

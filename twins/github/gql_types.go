@@ -374,8 +374,8 @@ func (s *gqlState) node(id graphql.ID) *nodeR {
 	case "IC":
 		for _, r := range w.visibleRepos() {
 			for _, is := range r.Issues {
-				for i := range is.Comments {
-					if c := &is.Comments[i]; c.ID == n {
+				for i := range is.Comments.Len() {
+					if c := is.Comments.At(i); c.ID == n {
 						return &nodeR{v: &commentR{s: s, r: r, is: is, c: c}}
 					}
 				}
@@ -1101,8 +1101,8 @@ func (i *issueR) Assignees(args pageArgs) (*conn[*userR], error) {
 
 func (i *issueR) Comments(args pageArgs) (*conn[*commentR], error) {
 	var out []*commentR
-	for k := range i.is.Comments {
-		out = append(out, &commentR{s: i.s, r: i.r, is: i.is, c: &i.is.Comments[k]})
+	for k := range i.is.Comments.Len() {
+		out = append(out, &commentR{s: i.s, r: i.r, is: i.is, c: i.is.Comments.At(k)})
 	}
 	return paginate2(out, args, "comments")
 }
@@ -1444,7 +1444,7 @@ type commentR struct {
 	s  *gqlState
 	r  *Repo
 	is *Issue
-	c  *Comment
+	c  Comment
 }
 
 func (x *commentR) ID() graphql.ID     { return graphql.ID(nodeID("IC", x.c.ID)) }

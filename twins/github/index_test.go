@@ -26,7 +26,7 @@ func refIssue(r *Repo, number int) (*Issue, int) {
 
 func refComment(r *Repo, id int64) (*Issue, int) {
 	for _, is := range r.Issues {
-		for i, c := range is.Comments {
+		for i, c := range is.Comments.All() {
 			if c.ID == id {
 				return is, i
 			}
@@ -45,9 +45,9 @@ func checkRepoIndex(t *testing.T, r *Repo) {
 	if r.commentIssue != nil {
 		n := 0
 		for _, is := range r.Issues {
-			for _, c := range is.Comments {
+			for _, c := range is.Comments.All() {
 				n++
-				if r.commentIssue[c.ID] != is {
+				if p, ok := r.commentIssue[c.ID]; !ok || r.Issues[p] != is {
 					t.Fatalf("%s: comment %d indexed under the wrong issue", r.FullName(), c.ID)
 				}
 			}
@@ -61,7 +61,7 @@ func checkRepoIndex(t *testing.T, r *Repo) {
 	for _, is := range r.Issues {
 		numbers = append(numbers, is.Number, is.Number+1, is.Number-1)
 		ids = append(ids, is.ID)
-		for _, c := range is.Comments {
+		for _, c := range is.Comments.All() {
 			ids = append(ids, c.ID, c.ID+1)
 		}
 	}
@@ -206,7 +206,7 @@ func TestIssueIndexIrregularDocument(t *testing.T) {
 	// Indexed repos give up an index when a change breaks its premise.
 	w = world(t, string(issuesSeed(t, 5)))
 	r, _ = w.repoIndex("acme", "api")
-	r.addIssue(&Issue{Number: 1, Comments: []Comment{}})
+	r.addIssue(&Issue{Number: 1})
 	if r.issuesSorted {
 		t.Error("a repeated number left the issues marked sorted")
 	}
@@ -271,7 +271,7 @@ func BenchmarkIssueLookup(b *testing.B) {
 		w := wv.(*World)
 		r, _ := w.repoIndex("acme", "api")
 		last, _ := r.issueIndex(n)
-		id := last.Comments[0].ID
+		id := last.Comments.ID(0)
 		b.Run(fmt.Sprintf("issue/issues=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				if _, is, err := w.issueOf("acme", "api", n); err != nil || is != last {
@@ -297,7 +297,7 @@ func BenchmarkIssueLookup(b *testing.B) {
 					b.Fatal(err)
 				}
 				// Keep the issue's own comments from growing with b.N.
-				r.removeComment(last, len(last.Comments)-1)
+				r.removeComment(last, last.Comments.Len()-1)
 			}
 		})
 	}

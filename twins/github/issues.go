@@ -46,9 +46,9 @@ var issueRead = twins.New(twins.Spec{
 	case "get":
 		return v.issue(r, is), nil
 	case "get_comments":
-		items := make([]APIIssueComment, 0, len(is.Comments))
-		for i := range is.Comments {
-			items = append(items, v.comment(r, is, &is.Comments[i]))
+		items := make([]APIIssueComment, 0, is.Comments.Len())
+		for i := range is.Comments.All() {
+			items = append(items, v.comment(r, is, is.Comments.At(i)))
 		}
 		return newList(ctx, items, in.Paging, base+"/comments", nil), nil
 	case "get_labels":
@@ -254,7 +254,7 @@ func mentions(is *Issue, login string) bool {
 	if strings.Contains(strings.ToLower(is.Body), at) {
 		return true
 	}
-	for _, c := range is.Comments {
+	for _, c := range is.Comments.All() {
 		if strings.Contains(strings.ToLower(c.Body), at) {
 			return true
 		}
@@ -268,7 +268,7 @@ func sortIssues(list []*Issue, by, dir string) {
 		case "updated":
 			return is.UpdatedAt.UnixNano()
 		case "comments":
-			return int64(len(is.Comments))
+			return int64(is.Comments.Len())
 		}
 		return is.CreatedAt.UnixNano()
 	}
@@ -341,7 +341,7 @@ var issueWrite = twins.New(twins.Spec{
 	now := twins.EnvFrom(ctx).Now().UTC()
 	if is == nil {
 		is = &Issue{ID: w.nextID(), Number: r.NextNumber, Title: *in.Title, State: "open", User: w.Me,
-			Labels: []string{}, Assignees: []string{}, Comments: []Comment{}, Events: []*Event{}, CreatedAt: now, UpdatedAt: now}
+			Labels: []string{}, Assignees: []string{}, Events: []*Event{}, CreatedAt: now, UpdatedAt: now}
 		if in.Body != nil {
 			is.Body = *in.Body
 		}
@@ -654,9 +654,9 @@ func addComment(ctx context.Context, w *World, in AddIssueCommentIn) (APIIssueCo
 		return APIIssueComment{}, twins.Errorf(twins.Forbidden, "locked", "issue #%d is locked", is.Number)
 	}
 	now := twins.EnvFrom(ctx).Now().UTC()
-	c := r.addComment(is, Comment{ID: w.nextID(), User: w.Me, Body: r.text.Keep(in.Body), CreatedAt: now, UpdatedAt: now})
+	i := r.addComment(is, Comment{ID: w.nextID(), User: w.Me, Body: in.Body, CreatedAt: now, UpdatedAt: now})
 	is.UpdatedAt = now
-	return newView(ctx, w).comment(r, is, c), nil
+	return newView(ctx, w).comment(r, is, is.Comments.At(i)), nil
 }
 
 // AssigneesIn is the input of add_issue_assignees and remove_issue_assignees.

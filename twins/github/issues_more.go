@@ -14,22 +14,19 @@ import (
 // findComment locates an issue comment by id anywhere in the repository.
 func (r *Repo) findComment(id int64) (*Issue, int) {
 	if r.commentIssue != nil {
-		is := r.commentIssue[id]
-		if is == nil {
+		p, ok := r.commentIssue[id]
+		if !ok {
 			return nil, -1
 		}
-		for i, c := range is.Comments {
-			if c.ID == id {
-				return is, i
-			}
+		is := r.Issues[p]
+		if i := is.Comments.Index(id); i >= 0 {
+			return is, i
 		}
 		return nil, -1
 	}
 	for _, is := range r.Issues {
-		for i, c := range is.Comments {
-			if c.ID == id {
-				return is, i
-			}
+		if i := is.Comments.Index(id); i >= 0 {
+			return is, i
 		}
 	}
 	return nil, -1
@@ -68,7 +65,7 @@ var getIssueComment = twins.New(twins.Spec{
 	if err != nil {
 		return APIIssueComment{}, err
 	}
-	return newView(ctx, w).comment(r, is, &is.Comments[i]), nil
+	return newView(ctx, w).comment(r, is, is.Comments.At(i)), nil
 })
 
 var updateIssueComment = twins.New(twins.Spec{
@@ -84,14 +81,12 @@ var updateIssueComment = twins.New(twins.Spec{
 	if strings.TrimSpace(in.Body) == "" {
 		return APIIssueComment{}, invalid("IssueComment", "body", "missing_field", "body is required")
 	}
-	c := &is.Comments[i]
-	if c.Body == in.Body {
+	if is.Comments.At(i).Body == in.Body {
 		twins.Unchanged(ctx)
 	} else {
-		r.setCommentBody(c, in.Body)
-		c.UpdatedAt = twins.EnvFrom(ctx).Now().UTC()
+		is.Comments.SetBody(i, in.Body, twins.EnvFrom(ctx).Now().UTC())
 	}
-	return newView(ctx, w).comment(r, is, c), nil
+	return newView(ctx, w).comment(r, is, is.Comments.At(i)), nil
 })
 
 var deleteIssueComment = twins.New(twins.Spec{
@@ -146,12 +141,12 @@ var listRepoIssueComments = twins.New(twins.Spec{
 	}
 	type found struct {
 		is *Issue
-		c  *Comment
+		c  Comment
 	}
 	var all []found
 	for _, is := range r.Issues {
-		for i := range is.Comments {
-			if c := &is.Comments[i]; since.IsZero() || !c.UpdatedAt.Before(since) {
+		for i := range is.Comments.Len() {
+			if c := is.Comments.At(i); since.IsZero() || !c.UpdatedAt.Before(since) {
 				all = append(all, found{is, c})
 			}
 		}
@@ -568,8 +563,8 @@ func issueHistory(ctx context.Context, w *World, in IssueHistoryIn, timeline boo
 		items = append(items, item{e.CreatedAt, e.ID, v.event(r, e)})
 	}
 	if timeline {
-		for i := range is.Comments {
-			c := &is.Comments[i]
+		for i := range is.Comments.Len() {
+			c := is.Comments.At(i)
 			ac := v.comment(r, is, c)
 			items = append(items, item{c.CreatedAt, c.ID, APIIssueEvent{
 				ID: c.ID, NodeID: ac.NodeID, URL: ac.URL, Actor: ac.User, Event: "commented", CreatedAt: ac.CreatedAt,

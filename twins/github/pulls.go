@@ -153,7 +153,7 @@ func (v *view) pull(r *Repo, is *Issue) APIPullRequest {
 		Head:              APIPullBranch{Label: r.Owner + ":" + p.Head, Ref: p.Head, SHA: head, User: v.user(r.Owner), Repo: &repo},
 		Base:              APIPullBranch{Label: r.Owner + ":" + p.Base, Ref: p.Base, SHA: base, User: v.user(r.Owner), Repo: &repo},
 		AuthorAssociation: issue.AuthorAssociation, Draft: p.Draft, Merged: p.Merged, MergedBy: v.user(p.MergedBy),
-		Comments: len(is.Comments), ReviewComments: reviewComments, MaintainerCanModify: false,
+		Comments: is.Comments.Len(), ReviewComments: reviewComments, MaintainerCanModify: false,
 		Commits: commits, Additions: stats.Additions, Deletions: stats.Deletions, ChangedFiles: len(files),
 	}
 	out.Links = APIPullLinks{
@@ -335,8 +335,8 @@ var pullRequestRead = twins.New(twins.Spec{
 		return newList(ctx, items, in.Paging, base+"/comments", nil), nil
 	case "get_comments":
 		items := []APIIssueComment{}
-		for i := range is.Comments {
-			items = append(items, v.comment(r, is, &is.Comments[i]))
+		for i := range is.Comments.All() {
+			items = append(items, v.comment(r, is, is.Comments.At(i)))
 		}
 		return newList(ctx, items, in.Paging, fmt.Sprintf("/repos/%s/issues/%d/comments", r.FullName(), is.Number), nil), nil
 	case "get_check_runs":
@@ -405,7 +405,7 @@ var createPullRequest = twins.New(twins.Spec{
 	}
 	now := twins.EnvFrom(ctx).Now().UTC()
 	is := &Issue{ID: w.nextID(), Number: r.NextNumber, Title: in.Title, Body: in.Body, State: "open", User: w.Me,
-		Labels: []string{}, Assignees: []string{}, Comments: []Comment{}, Events: []*Event{}, CreatedAt: now, UpdatedAt: now,
+		Labels: []string{}, Assignees: []string{}, Events: []*Event{}, CreatedAt: now, UpdatedAt: now,
 		Pull: &Pull{Head: hb.Name, Base: bb.Name, Draft: in.Draft, HeadSHA: hb.SHA, BaseSHA: bb.SHA,
 			RequestedReviewers: reviewers, Reviews: []*Review{}, ReviewComments: []*ReviewComment{}}}
 	r.NextNumber++

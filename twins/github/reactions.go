@@ -50,7 +50,7 @@ func addReaction(ctx context.Context, w *World, in AddIssueCommentIn) (*APIReact
 		if is == nil || in.IssueNumber != 0 && is.Number != in.IssueNumber {
 			return nil, notFound("comment %d not found", in.CommentID)
 		}
-		list = &is.Comments[i].Reactions
+		list = is.Comments.Reactions(i)
 	} else {
 		is, err := r.issue(in.IssueNumber)
 		if err != nil {

@@ -353,7 +353,7 @@ func (v *view) issue(r *Repo, is *Issue) APIIssue {
 		Number:  is.Number, State: is.State, StateReason: strPtr(is.StateReason), Title: is.Title,
 		Body: strPtr(is.Body), User: v.user(is.User), Labels: v.labels(r, is.Labels),
 		Assignees: v.users(is.Assignees), Milestone: v.milestone(r, r.milestone(is.Milestone)),
-		Locked: is.Locked, ActiveLockReason: strPtr(is.LockReason), Comments: len(is.Comments),
+		Locked: is.Locked, ActiveLockReason: strPtr(is.LockReason), Comments: is.Comments.Len(),
 		ClosedAt: tsPtr(is.ClosedAt), CreatedAt: ts(is.CreatedAt), UpdatedAt: ts(is.UpdatedAt),
 		ClosedBy: v.user(is.ClosedBy), AuthorAssociation: v.w.authorAssociation(r, is.User),
 		Reactions: v.reactions(u, is.Reactions),
@@ -377,7 +377,7 @@ func (v *view) issue(r *Repo, is *Issue) APIIssue {
 	return out
 }
 
-func (v *view) comment(r *Repo, is *Issue, c *Comment) APIIssueComment {
+func (v *view) comment(r *Repo, is *Issue, c Comment) APIIssueComment {
 	kind := "issues"
 	if is.Pull != nil {
 		kind = "pull"

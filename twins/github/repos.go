@@ -385,7 +385,7 @@ func emptyRepo(w *World, owner, name string, now time.Time) *Repo {
 		Collaborators: []string{}, Labels: defaultLabels(w), Milestones: []*Milestone{}, Issues: []*Issue{}, NextNumber: 1,
 		Branches: []*Branch{}, Commits: []*Commit{}, Blobs: map[string][]byte{},
 		Statuses: []*Status{}, CheckRuns: []*CheckRun{}, Tags: []*Tag{}, Releases: []*Release{},
-		issuesSorted: true, commentIssue: map[int64]*Issue{},
+		issuesSorted: true, commentIssue: map[int64]int32{},
 	}
 }
 

@@ -517,7 +517,7 @@ func issueSearchHits(w *World, in SearchIssuesIn) ([]issueHit, error) {
 	key := func(h issueHit) int64 {
 		switch sortBy {
 		case "comments", "interactions":
-			return int64(len(h.is.Comments))
+			return int64(h.is.Comments.Len())
 		case "updated":
 			return h.is.UpdatedAt.UnixNano()
 		}
@@ -553,7 +553,7 @@ func issueTermMatches(w *World, r *Repo, is *Issue, t term, fields []string) boo
 					return true
 				}
 			case "comments":
-				for _, c := range is.Comments {
+				for _, c := range is.Comments.All() {
 					if containsWord(c.Body, t.value) {
 						return true
 					}
@@ -613,7 +613,7 @@ func issueTermMatches(w *World, r *Repo, is *Issue, t term, fields []string) boo
 	case "mentions":
 		return mentions(is, t.value)
 	case "commenter":
-		for _, c := range is.Comments {
+		for _, c := range is.Comments.All() {
 			if strings.EqualFold(c.User, t.value) {
 				return true
 			}
@@ -646,7 +646,7 @@ func issueTermMatches(w *World, r *Repo, is *Issue, t term, fields []string) boo
 	case "merged":
 		return pull != nil && dateMatches(pull.MergedAt, t.value)
 	case "comments", "interactions":
-		return numberMatches(len(is.Comments), t.value)
+		return numberMatches(is.Comments.Len(), t.value)
 	case "head":
 		return pull != nil && strings.EqualFold(pull.Head, t.value)
 	case "base":

@@ -647,7 +647,7 @@ func (b *seedBuilder) issueCommon(r *Repo, rp func(...any) string, kind string, 
 		return nil, err
 	}
 	is := &Issue{ID: w.nextID(), Number: number, Title: title, Body: body, State: "open", User: author,
-		Labels: []string{}, Assignees: []string{}, Comments: []Comment{}, Events: []*Event{}, CreatedAt: at, UpdatedAt: at}
+		Labels: []string{}, Assignees: []string{}, Events: []*Event{}, CreatedAt: at, UpdatedAt: at}
 	switch state {
 	case "", "open":
 	case "closed":
@@ -698,7 +698,7 @@ func (b *seedBuilder) issueCommon(r *Repo, rp func(...any) string, kind string, 
 		if err != nil {
 			return nil, err
 		}
-		is.Comments = append(is.Comments, Comment{ID: w.nextID(), User: login, Body: sc.Body, CreatedAt: cat, UpdatedAt: cat})
+		is.Comments.Append(Comment{ID: w.nextID(), User: login, Body: sc.Body, CreatedAt: cat, UpdatedAt: cat})
 	}
 	return is, nil
 }

@@ -85,7 +85,7 @@ func TestSeedExampleOriginal(t *testing.T) {
 	}
 	is1, _ := r.issueIndex(1)
 	if is1.User != "tomas" || is1.Title != "Zero-amount postings are accepted" || !strings.HasPrefix(is1.Body, "POST /postings") || is1.State != "open" || strings.Join(is1.Labels, ",") != "needs-triage" ||
-		len(is1.Comments) != 2 || is1.Comments[0].User != "dmitri" || is1.Comments[1].User != "pome-agent" {
+		is1.Comments.Len() != 2 || is1.Comments.At(0).User != "dmitri" || is1.Comments.At(1).User != "pome-agent" {
 		t.Errorf("issue 1: %+v", is1)
 	}
 	is2, _ := r.issueIndex(2)
@@ -99,7 +99,7 @@ func TestSeedExampleOriginal(t *testing.T) {
 	if len(pr.Pull.Reviews) != 1 || pr.Pull.Reviews[0].User != "priya" || pr.Pull.Reviews[0].State != "CHANGES_REQUESTED" || pr.Pull.Reviews[0].Body == "" {
 		t.Errorf("reviews: %+v", pr.Pull.Reviews)
 	}
-	if len(pr.Comments) != 1 || pr.Comments[0].Body != "Rebased on main." {
+	if pr.Comments.Len() != 1 || pr.Comments.At(0).Body != "Rebased on main." {
 		t.Errorf("pull request comments: %+v", pr.Comments)
 	}
 	if rc := pr.Pull.ReviewComments; len(rc) != 1 || rc[0].Body != "Use a typed error here." || rc[0].User != "priya" || rc[0].Path != "src/posting.ts" || rc[0].Line != 2 || rc[0].Side != "RIGHT" || rc[0].CommitID != pr.Pull.HeadSHA {

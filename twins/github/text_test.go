@@ -6,12 +6,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/pomehq/pome/internal/strchunk"
+	"time"
 )
 
 // Comment bodies added, edited and deleted through the actions read back
-// as written, and the repository's text store holds what is live.
+// as written.
 func TestCommentTextKept(t *testing.T) {
 	w := world(t, string(issuesSeed(t, 3)))
 	var ids []int64
@@ -33,48 +32,53 @@ func TestCommentTextKept(t *testing.T) {
 	checkIndex(t, w)
 }
 
-// However comments come and go, a repository's text store holds about
-// twice the live bodies at most, and every body reads back as written.
+// However comments come and go, an issue's comment list holds about twice
+// its live texts at most (or its live texts and the bytes a compaction
+// waits for), and every body reads back as written.
 func TestCommentTextBounded(t *testing.T) {
 	w := world(t, string(issuesSeed(t, 4)))
 	r, _ := w.repoIndex("acme", "api")
 	rng := rand.New(rand.NewPCG(3, 4))
 	want := map[int64]string{}
 	for _, is := range r.Issues {
-		for _, c := range is.Comments {
+		for _, c := range is.Comments.All() {
 			want[c.ID] = c.Body
 		}
 	}
 	body := func() string { return strings.Repeat(fmt.Sprint(rng.IntN(10)), 1+rng.IntN(600)) }
-	held := 0 // the bytes the store's chunks hold, as its own count has them
+	held := 0 // the bytes the lists' chunks hold, as their own counts have them
 	for step := range 20_000 {
 		is := r.Issues[rng.IntN(len(r.Issues))]
 		switch op := rng.IntN(5); {
-		case op < 2 || len(is.Comments) == 0:
-			c := r.addComment(is, Comment{ID: w.nextID(), User: w.Me, Body: r.text.Keep(body())})
-			want[c.ID] = c.Body
+		case op < 2 || is.Comments.Len() == 0:
+			i := r.addComment(is, Comment{ID: w.nextID(), User: w.Me, Body: body()})
+			want[is.Comments.ID(i)] = is.Comments.At(i).Body
 		case op < 4:
-			i := rng.IntN(len(is.Comments))
-			delete(want, is.Comments[i].ID)
+			i := rng.IntN(is.Comments.Len())
+			delete(want, is.Comments.ID(i))
 			r.removeComment(is, i)
 		default:
-			c := &is.Comments[rng.IntN(len(is.Comments))]
-			r.setCommentBody(c, body())
-			want[c.ID] = c.Body
+			i := rng.IntN(is.Comments.Len())
+			is.Comments.SetBody(i, body(), time.Unix(int64(step), 0))
+			want[is.Comments.ID(i)] = is.Comments.At(i).Body
 		}
-		live := 0
-		for _, b := range want {
-			live += len(b)
-		}
-		held = r.text.Held()
-		if held > 2*live+2*strchunk.ChunkSize {
-			t.Fatalf("step %d: the store holds %d bytes for %d live", step, held, live)
+		held = 0
+		for _, is := range r.Issues {
+			live := 0
+			for _, c := range is.Comments.All() {
+				live += len(c.User) + len(c.Body)
+			}
+			h := is.Comments.held()
+			if h > max(2*live, live+compactAfter) {
+				t.Fatalf("step %d: issue #%d's list holds %d text bytes for %d live", step, is.Number, h, live)
+			}
+			held += h
 		}
 	}
 	runtime.GC()
 	n := 0
 	for _, is := range r.Issues {
-		for _, c := range is.Comments {
+		for _, c := range is.Comments.All() {
 			n++
 			if c.Body != want[c.ID] {
 				t.Fatalf("comment %d reads %q, want %q", c.ID, c.Body, want[c.ID])
@@ -85,5 +89,5 @@ func TestCommentTextBounded(t *testing.T) {
 		t.Fatalf("%d comments, want %d", n, len(want))
 	}
 	checkIndex(t, w)
-	t.Logf("%d comments live, the store holding %d bytes", n, held)
+	t.Logf("%d comments live, the lists holding %d text bytes", n, held)
 }

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pomehq/pome/internal/strchunk"
 	"github.com/pomehq/pome/twins"
 )
 
@@ -161,14 +160,12 @@ type Repo struct {
 	// issuesSorted is true when Issues are known to be in strictly
 	// ascending number order, so issueIndex can binary search.
 	issuesSorted bool
-	// commentIssue maps every issue comment id to its issue, when those
-	// ids are unique in the repository; nil otherwise.
-	commentIssue map[int64]*Issue
-	// text keeps the bodies of the comments added since the world was
-	// decoded, many to a chunk, so that a collection marks a few chunks
-	// rather than a string per comment (strchunk). WorldCopier's copies
-	// start with an empty store.
-	text strchunk.Store
+	// commentIssue maps every issue comment id to its issue's position in
+	// Issues (which only grows), when those ids are unique in the
+	// repository; nil otherwise. Positions, not pointers: a map of 300,000
+	// comments is then memory the collector does not read
+	// (BenchmarkCollectComments).
+	commentIssue map[int64]int32
 }
 
 // FullName is "owner/name".
@@ -210,16 +207,16 @@ type Issue struct {
 	Assignees   []string `json:"assignees"`
 	Milestone   int      `json:"milestone,omitempty"`
 	// Type is the name of one of the owning organization's issue types.
-	Type       string     `json:"type,omitempty"`
-	Locked     bool       `json:"locked"`
-	LockReason string     `json:"lock_reason,omitempty"`
-	Comments   []Comment  `json:"comments"`
-	Events     []*Event   `json:"events"`
-	CreatedAt  time.Time  `json:"created_at"`
-	UpdatedAt  time.Time  `json:"updated_at"`
-	ClosedAt   *time.Time `json:"closed_at,omitempty"`
-	ClosedBy   string     `json:"closed_by,omitempty"`
-	Pull       *Pull      `json:"pull,omitempty"`
+	Type       string      `json:"type,omitempty"`
+	Locked     bool        `json:"locked"`
+	LockReason string      `json:"lock_reason,omitempty"`
+	Comments   CommentList `json:"comments"`
+	Events     []*Event    `json:"events"`
+	CreatedAt  time.Time   `json:"created_at"`
+	UpdatedAt  time.Time   `json:"updated_at"`
+	ClosedAt   *time.Time  `json:"closed_at,omitempty"`
+	ClosedBy   string      `json:"closed_by,omitempty"`
+	Pull       *Pull       `json:"pull,omitempty"`
 	// FieldValues are its values of its organization's issue fields.
 	FieldValues []*FieldValue `json:"field_values,omitempty"`
 	// SubIssues are the ids of this issue's sub-issues, in priority order
@@ -483,14 +480,15 @@ func issuesAscending(issues []*Issue) bool {
 // indexIssues builds r's issue and comment indexes from scratch.
 func (r *Repo) indexIssues() {
 	r.issuesSorted = issuesAscending(r.Issues)
-	r.commentIssue = map[int64]*Issue{}
-	for _, is := range r.Issues {
-		for _, c := range is.Comments {
-			if _, dup := r.commentIssue[c.ID]; dup {
+	r.commentIssue = map[int64]int32{}
+	for p, is := range r.Issues {
+		for i := range is.Comments.Len() {
+			id := is.Comments.ID(i)
+			if _, dup := r.commentIssue[id]; dup {
 				r.commentIssue = nil
 				return
 			}
-			r.commentIssue[c.ID] = is
+			r.commentIssue[id] = int32(p)
 		}
 	}
 }
@@ -510,21 +508,29 @@ func (r *Repo) addIssue(is *Issue) {
 		r.issuesSorted = false
 	}
 	r.Issues = append(r.Issues, is)
-	for i := range is.Comments {
-		r.indexComment(is, is.Comments[i].ID)
+	for i := range is.Comments.Len() {
+		r.indexComment(len(r.Issues)-1, is.Comments.ID(i))
 	}
 }
 
 // addComment appends a comment to is, an issue of r, keeping r's index
-// current, and returns the comment as stored: valid until the next change
-// to is.Comments. Write paths only.
-func (r *Repo) addComment(is *Issue, c Comment) *Comment {
-	is.Comments = append(is.Comments, c)
-	r.indexComment(is, c.ID)
-	return &is.Comments[len(is.Comments)-1]
+// current, and returns its position. Write paths only.
+func (r *Repo) addComment(is *Issue, c Comment) int {
+	is.Comments.Append(c)
+	if r.commentIssue != nil {
+		// By number: a binary search where the issues are sorted.
+		at, p := r.issueIndex(is.Number)
+		if at != is {
+			p = slices.Index(r.Issues, is)
+		}
+		r.indexComment(p, c.ID)
+	}
+	return is.Comments.Len() - 1
 }
 
-func (r *Repo) indexComment(is *Issue, id int64) {
+// indexComment records that the comment id belongs to the issue at
+// position p of r.Issues.
+func (r *Repo) indexComment(p int, id int64) {
 	if r.commentIssue == nil {
 		return
 	}
@@ -533,41 +539,18 @@ func (r *Repo) indexComment(is *Issue, id int64) {
 		r.commentIssue = nil
 		return
 	}
-	r.commentIssue[id] = is
+	r.commentIssue[id] = int32(p)
 }
 
 // removeComment removes the i-th comment of is, an issue of r, keeping r's
 // index current. Write paths only.
 func (r *Repo) removeComment(is *Issue, i int) {
-	id := is.Comments[i].ID
-	r.text.Free(is.Comments[i].Body)
-	// slices.Delete clears the slot left past the end, so the removed
-	// comment's strings are not kept by the backing array.
-	is.Comments = slices.Delete(is.Comments, i, i+1)
+	id := is.Comments.ID(i)
+	is.Comments.Delete(i)
 	if r.commentIssue != nil {
 		// The index holds only unique ids, so no other comment has it.
 		delete(r.commentIssue, id)
 	}
-	r.rekeepText()
-}
-
-// setCommentBody gives c, a comment of r, a new body. Write paths only.
-func (r *Repo) setCommentBody(c *Comment, body string) {
-	c.Body = r.text.Replace(c.Body, body)
-	r.rekeepText()
-}
-
-// rekeepText keeps r's comment bodies in new chunks once those it gave up
-// are more than half of what its chunks hold (strchunk). Write paths only.
-func (r *Repo) rekeepText() {
-	r.text.Compact(func() {
-		for _, is := range r.Issues {
-			for i := range is.Comments {
-				c := &is.Comments[i]
-				c.Body = r.text.Keep(c.Body)
-			}
-		}
-	})
 }
 
 // issue returns an issue or pull request by number, or GitHub's 404.
