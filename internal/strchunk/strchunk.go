@@ -1,6 +1,7 @@
 // Package strchunk keeps many short strings in a few large chunks of
-// memory, for the text a world gathers as it grows (GitHub's comment
-// bodies, Slack's message texts, Stripe's ids).
+// memory, for the text a world gathers as it grows (Slack's message texts,
+// Stripe's ids; GitHub's comments keep their texts in chunks of their own,
+// see github.CommentList).
 //
 // Why: the collector marks every object a live pointer reaches, and a
 // string allocated on its own is an object of its own, somewhere in the
