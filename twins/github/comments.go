@@ -105,7 +105,9 @@ func (l *CommentList) At(i int) Comment {
 	}
 	if n := s.userLen + s.bodyLen; n > 0 {
 		b := l.t.chunks[s.chunk][s.off : s.off+n]
-		c.User = unsafe.String(unsafe.SliceData(b), s.userLen)
+		if s.userLen > 0 {
+			c.User = unsafe.String(&b[0], s.userLen)
+		}
 		if s.bodyLen > 0 {
 			c.Body = unsafe.String(&b[s.userLen], s.bodyLen)
 		}
@@ -154,7 +156,7 @@ func (l *CommentList) Append(c Comment) {
 func (l *CommentList) SetBody(i int, body string, updated time.Time) {
 	c := l.At(i)
 	s := &l.items[i]
-	l.t.freed += int(s.userLen + s.bodyLen)
+	l.text().freed += int(s.userLen + s.bodyLen)
 	l.keepText(s, c.User, body)
 	s.updatedSec, s.updatedNsec = stampOf(updated)
 	l.compact()
@@ -173,7 +175,7 @@ func (l *CommentList) Reactions(i int) *[]*Reaction {
 // Delete removes the i-th comment.
 func (l *CommentList) Delete(i int) {
 	s := l.items[i]
-	l.t.freed += int(s.userLen + s.bodyLen)
+	l.text().freed += int(s.userLen + s.bodyLen)
 	if s.react > 0 {
 		l.t.reacts[s.react-1] = nil
 		l.t.freeReacts++

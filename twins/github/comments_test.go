@@ -164,6 +164,25 @@ func TestCommentListChanges(t *testing.T) {
 	}
 }
 
+// A list whose comments have no text at all (nothing kept in chunks yet)
+// edits and deletes them like any other.
+func TestCommentListWithoutText(t *testing.T) {
+	var l CommentList
+	l.Append(Comment{ID: 1})
+	l.Append(Comment{ID: 2})
+	l.SetBody(0, "now with a body", time.Unix(5, 0))
+	l.Delete(1)
+	if l.Len() != 1 || l.At(0).Body != "now with a body" || l.At(0).User != "" || !l.At(0).UpdatedAt.Equal(time.Unix(5, 0)) {
+		t.Fatalf("list reads %+v", l.Slice())
+	}
+	var m CommentList
+	m.Append(Comment{ID: 3})
+	m.Delete(0)
+	if m.Len() != 0 {
+		t.Fatalf("%d comments left", m.Len())
+	}
+}
+
 // A value copy shares the list as a slice copy would; CopyValue shares
 // nothing, reactions included.
 func TestCommentListCopies(t *testing.T) {
