@@ -47,8 +47,8 @@ var issueRead = twins.New(twins.Spec{
 		return v.issue(r, is), nil
 	case "get_comments":
 		items := make([]APIIssueComment, 0, is.Comments.Len())
-		for i := range is.Comments.All() {
-			items = append(items, v.comment(r, is, is.Comments.At(i)))
+		for _, c := range is.Comments.All() {
+			items = append(items, v.comment(r, is, c))
 		}
 		return newList(ctx, items, in.Paging, base+"/comments", nil), nil
 	case "get_labels":

@@ -335,8 +335,8 @@ var pullRequestRead = twins.New(twins.Spec{
 		return newList(ctx, items, in.Paging, base+"/comments", nil), nil
 	case "get_comments":
 		items := []APIIssueComment{}
-		for i := range is.Comments.All() {
-			items = append(items, v.comment(r, is, is.Comments.At(i)))
+		for _, c := range is.Comments.All() {
+			items = append(items, v.comment(r, is, c))
 		}
 		return newList(ctx, items, in.Paging, fmt.Sprintf("/repos/%s/issues/%d/comments", r.FullName(), is.Number), nil), nil
 	case "get_check_runs":
