@@ -34,3 +34,15 @@ func BenchmarkCollectComments(b *testing.B) {
 	}
 	twinstest.Collections(b, wv)
 }
+
+// BenchmarkCollectSeed is BenchmarkCollectComments's heap before the
+// comments: what its figure holds besides them.
+func BenchmarkCollectSeed(b *testing.B) {
+	tw := New()
+	ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
+	wv, err := tw.NewWorld(ctx, issuesSeed(b, 100))
+	if err != nil {
+		b.Fatal(err)
+	}
+	twinstest.Collections(b, wv)
+}
