@@ -69,6 +69,18 @@ func (s *Store) Keep(v string) string {
 	return unsafe.String(&st.chunk[at], len(v))
 }
 
+// KeepBytes is Keep for bytes: a slice equal to v, kept in one of the
+// store's chunks when v is short enough (1 to MaxLen bytes), else v itself.
+// The slice's capacity is its length, so an append to it copies; its bytes
+// are a chunk's and must never be written to (as a kept string's cannot).
+func (s *Store) KeepBytes(v []byte) []byte {
+	if len(v) == 0 || len(v) > MaxLen {
+		return v
+	}
+	k := s.Keep(unsafe.String(&v[0], len(v)))
+	return unsafe.Slice(unsafe.StringData(k), len(k))
+}
+
 // Free records that the owner no longer references v, a string it may
 // have kept here (one it did not is counted too: the next Compact then
 // keeps the owner's strings here, after which the count is exact).

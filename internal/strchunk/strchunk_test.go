@@ -176,3 +176,31 @@ func BenchmarkKeep(b *testing.B) {
 		s.Keep(v)
 	}
 }
+
+// KeepBytes copies what it keeps, caps the slice at its length (an append
+// copies rather than writing over the next kept bytes) and hands back the
+// slice itself when it is empty or over MaxLen.
+func TestKeepBytes(t *testing.T) {
+	var s Store
+	src := []byte(`{"id":"cus_1"}`)
+	kept := s.KeepBytes(src)
+	after := s.Keep("next")
+	src[2] = 'X'
+	if string(kept) != `{"id":"cus_1"}` {
+		t.Fatalf("kept bytes follow their source: %s", kept)
+	}
+	if cap(kept) != len(kept) {
+		t.Fatalf("kept bytes have room after them: len %d, cap %d", len(kept), cap(kept))
+	}
+	grown := append(kept, '!')
+	if after != "next" || string(kept) != `{"id":"cus_1"}` || &grown[0] == &kept[0] {
+		t.Fatal("an append to kept bytes wrote into the chunk")
+	}
+	long := make([]byte, MaxLen+1)
+	if got := s.KeepBytes(long); &got[0] != &long[0] {
+		t.Fatal("bytes over MaxLen were copied")
+	}
+	if got := s.KeepBytes(nil); got != nil {
+		t.Fatal("no bytes came back as some")
+	}
+}

@@ -133,11 +133,11 @@ func (f *customerFields) validate(w *World, cus *Customer) error {
 	return checkExpand(w, &Customer{}, f.Expand)
 }
 
-// apply writes the given fields onto c.
-func (f *customerFields) apply(c *Customer) {
+// apply writes the given fields onto c, a customer of w.
+func (f *customerFields) apply(w *World, c *Customer) {
 	set := func(dst **string, v *string) {
 		if v != nil {
-			*dst = strp(*v)
+			*dst = w.keepString(*v)
 		}
 	}
 	set(&c.Email, f.Email)
@@ -174,11 +174,13 @@ func (w *World) newCustomer(ctx context.Context, id string) *Customer {
 	if id == "" {
 		id = w.newID("cus")
 	}
-	return &Customer{
-		ID: id, Object: "customer", Created: now(ctx), Metadata: map[string]string{},
-		InvoicePrefix: strings.ToUpper(token("inv/"+id, 8)), NextInvoiceSequence: 1,
+	c := w.customerSlab.New()
+	*c = Customer{
+		ID: id, Object: "customer", Created: now(ctx), Metadata: noMetadata,
+		InvoicePrefix: w.text.Keep(strings.ToUpper(token("inv/"+id, 8))), NextInvoiceSequence: 1,
 		PreferredLocales: []string{}, TaxExempt: "none",
 	}
+	return c
 }
 
 func createCustomer(ctx context.Context, w *World, in CreateCustomerInput) (*Customer, error) {
@@ -207,7 +209,7 @@ func createCustomer(ctx context.Context, w *World, in CreateCustomerInput) (*Cus
 		}
 	}
 	c := w.newCustomer(ctx, "")
-	fields.apply(c)
+	fields.apply(w, c)
 	w.Customers = append(w.Customers, c)
 	var attached *PaymentMethod
 	if in.PaymentMethod != "" {
@@ -256,7 +258,7 @@ func updateCustomer(ctx context.Context, w *World, in UpdateCustomerInput) (*Cus
 		return nil, err
 	}
 	before := clone(c)
-	in.apply(c)
+	in.apply(w, c)
 	prev := previousAttributes(before, c)
 	if len(prev) == 0 {
 		unchanged(ctx)

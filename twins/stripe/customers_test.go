@@ -1,6 +1,9 @@
 package stripe
 
 import (
+	"encoding/json"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -114,4 +117,74 @@ func TestDeletedCustomerCannotPay(t *testing.T) {
 	must(t, w, "delete_customer", `{"customer":"`+id+`"}`)
 	wantErr(t, w, "create_payment_intent", `{"amount":1000,"currency":"usd","customer":"`+id+`"}`, twins.NotFound, "resource_missing")
 	wantErr(t, w, "delete_customer", `{"customer":"`+id+`"}`, twins.NotFound, "resource_missing")
+}
+
+// Customers and events are kept in blocks, their strings and snapshots in
+// shared chunks, and new customers share one empty metadata map: none of
+// that may let one object's change reach another's. Enough customers to
+// fill several blocks are created, a third of them updated (email, name
+// and metadata), and every customer and every event must still read as
+// answered, the untouched customers with empty metadata. (The actions are
+// run directly: twinstest's checks encode the whole world on every call.)
+func TestKeptCustomersStayApart(t *testing.T) {
+	ctx, w := worldWithCustomers(t, 0)
+	tw := New()
+	must := func(t *testing.T, w *World, name, args string) map[string]any {
+		t.Helper()
+		a, _ := tw.Action(name)
+		in, err := a.Decode(json.RawMessage(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := a.Run(ctx, w, in)
+		if err != nil {
+			t.Fatalf("%s(%s): %v", name, args, err)
+		}
+		var m map[string]any
+		b, _ := json.Marshal(out)
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	const n = 300
+	created := make([]map[string]any, n)
+	for i := range n {
+		created[i] = must(t, w, "create_customer", fmt.Sprintf(`{"email":"c%d@example.com","name":"C %d","description":"d%d"}`, i, i, i))
+	}
+	for i := 0; i < n; i += 3 {
+		id := created[i]["id"].(string)
+		must(t, w, "update_customer", fmt.Sprintf(`{"customer":%q,"email":"new%d@example.com","name":"New %d","metadata":{"k":"v%d"}}`, id, i, i, i))
+	}
+	if len(noMetadata) != 0 {
+		t.Fatalf("the shared empty metadata was written to: %v", noMetadata)
+	}
+	for i := range n {
+		got := must(t, w, "retrieve_customer", fmt.Sprintf(`{"customer":%q}`, created[i]["id"]))
+		email, name, meta := fmt.Sprintf("c%d@example.com", i), fmt.Sprintf("C %d", i), map[string]any{}
+		if i%3 == 0 {
+			email, name, meta = fmt.Sprintf("new%d@example.com", i), fmt.Sprintf("New %d", i), map[string]any{"k": fmt.Sprintf("v%d", i)}
+		}
+		if got["email"] != email || got["name"] != name || got["description"] != fmt.Sprintf("d%d", i) || !reflect.DeepEqual(got["metadata"], meta) {
+			t.Fatalf("customer %d reads %v %v %v %v", i, got["email"], got["name"], got["description"], got["metadata"])
+		}
+	}
+	// Each customer.created event still holds the customer as created.
+	seen := 0
+	for _, e := range w.Events {
+		if e.Type != "customer.created" {
+			continue
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(e.Data.Object, &obj); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(obj, created[seen]) {
+			t.Fatalf("event %s holds %v, not the customer as created %v", e.ID, obj, created[seen])
+		}
+		seen++
+	}
+	if seen != n {
+		t.Fatalf("%d customer.created events, want %d", seen, n)
+	}
 }

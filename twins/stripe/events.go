@@ -15,9 +15,12 @@ func (w *World) emit(ctx context.Context, typ string, obj any, prev map[string]a
 	if err != nil {
 		panic(err)
 	}
-	ev := &Event{
+	// The event and its snapshot are kept with the world's others (see
+	// World.text and World.eventSlab): a world's events only grow.
+	ev := w.eventSlab.New()
+	*ev = Event{
 		ID: w.newID("evt"), Object: "event", APIVersion: APIVersion, Created: now(ctx),
-		Data: EventData{Object: snap, PreviousAttributes: prev}, Type: typ,
+		Data: EventData{Object: w.text.KeepBytes(snap), PreviousAttributes: prev}, Type: typ,
 	}
 	w.Events = append(w.Events, ev)
 	return ev

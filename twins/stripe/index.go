@@ -16,9 +16,29 @@ package stripe
 // under the store's write lock; reads only read them.
 
 // seqIndex indexes one append-only collection.
+//
+// Its map is keyed by a hash of the id (idKey), not the id: a map of
+// strings is a map of pointers the collector scans on every collection,
+// entry by entry, where one of integers is skipped whole. In a world of
+// 200,000 customers and their events the two indexes and the id set
+// (World.ids) were a sixth of a collection's time. Two ids of one hash
+// cost a scan, never a wrong answer: find checks the id at the position it
+// got, and only the first of such ids is indexed.
 type seqIndex struct {
-	pos map[string]int // id → position, for the first n objects
+	pos map[uint64]int32 // idKey(id) → position, for the first n objects
 	n   int
+}
+
+// idKey is the key an id has in the world's indexes and id set: its 64-bit
+// FNV-1a hash, the same in every process, so that what a collision does
+// (World.ids: newID skips an id) happens alike wherever a run is replayed.
+func idKey(id string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // lookupIndexes are the World's indexes, one per collection.
@@ -31,7 +51,7 @@ type lookupIndexes struct {
 func find[T any](ix *seqIndex, items []*T, id string, idOf func(*T) string) *T {
 	from := 0
 	if ix.pos != nil && ix.n <= len(items) {
-		if i, ok := ix.pos[id]; ok && idOf(items[i]) == id {
+		if i, ok := ix.pos[idKey(id)]; ok && idOf(items[i]) == id {
 			return items[i]
 		} else if !ok {
 			from = ix.n
@@ -49,12 +69,12 @@ func find[T any](ix *seqIndex, items []*T, id string, idOf func(*T) string) *T {
 // An id seen before keeps its first position, as a scan finds it first.
 func catchUp[T any](ix *seqIndex, items []*T, idOf func(*T) string) {
 	if ix.pos == nil || ix.n > len(items) {
-		ix.pos, ix.n = make(map[string]int, len(items)), 0
+		ix.pos, ix.n = make(map[uint64]int32, len(items)), 0
 	}
 	for i := ix.n; i < len(items); i++ {
-		id := idOf(items[i])
-		if _, seen := ix.pos[id]; !seen {
-			ix.pos[id] = i
+		k := idKey(idOf(items[i]))
+		if _, seen := ix.pos[k]; !seen {
+			ix.pos[k] = int32(i)
 		}
 	}
 	ix.n = len(items)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/pomehq/pome/internal/slab"
 	"github.com/pomehq/pome/internal/strchunk"
 	"github.com/pomehq/pome/twins"
 )
@@ -78,11 +79,24 @@ type World struct {
 	// create that needs it (idTaken); from then on newID and claimID keep
 	// it current. Only write paths touch it, under the store's write lock.
 	// It may hold an id whose object a failed write never added, which
-	// only makes newID skip that id.
-	ids map[string]struct{}
-	// text keeps the ids newID hands out, many to a chunk (strchunk);
-	// write paths only. Nothing is freed: an id stays taken for good.
+	// only makes newID skip that id. Ids are held as their idKey (see
+	// seqIndex), which makes the set one the collector does not scan; an id
+	// whose key another id has is taken too, which likewise only makes
+	// newID skip it.
+	ids map[uint64]struct{}
+	// text keeps the ids newID hands out, many to a chunk (strchunk), and
+	// the events' snapshots (emit); write paths only. Nothing is freed: an
+	// id stays taken for good, and an event never changes or goes.
 	text strchunk.Store
+	// customerSlab and eventSlab hand out the customers and events the
+	// world creates, many to a block (slab): both collections only grow,
+	// so a block lives as long as the world. Write paths only; worlds
+	// decoded or copied hold their objects one by one, as before.
+	customerSlab slab.Slab[Customer]
+	eventSlab    slab.Slab[Event]
+	// stringSlab holds the optional strings of the world's customers
+	// (keepString).
+	stringSlab slab.Slab[string]
 
 	// lookups index each collection by id (index.go).
 	lookups lookupIndexes
@@ -221,7 +235,7 @@ func (w *World) newID(prefix string) string {
 			// holds it for good), and a world of many objects then holds
 			// their ids in a few chunks for the collector to mark.
 			id = w.text.Keep(id)
-			w.ids[id] = struct{}{}
+			w.ids[idKey(id)] = struct{}{}
 			return id
 		}
 	}
@@ -237,7 +251,7 @@ func (w *World) newBareID(kind string, n int) string {
 		w.Counters[kind]++
 		id := token(kind+"/"+itoa(w.Counters[kind]), n)
 		if !w.idTaken(id) {
-			w.ids[id] = struct{}{}
+			w.ids[idKey(id)] = struct{}{}
 			return id
 		}
 	}
@@ -254,7 +268,7 @@ func (w *World) idTaken(id string) bool {
 	if w.ids == nil {
 		w.ids = w.allIDs()
 	}
-	_, ok := w.ids[id]
+	_, ok := w.ids[idKey(id)]
 	return ok
 }
 
@@ -262,14 +276,19 @@ func (w *World) idTaken(id string) bool {
 // object being added, so no generated id takes it later.
 func (w *World) claimID(id string) {
 	if w.ids != nil {
-		w.ids[id] = struct{}{}
+		w.ids[idKey(id)] = struct{}{}
 	}
 }
 
 // allIDs is the set of every object id the world holds.
-func (w *World) allIDs() map[string]struct{} {
-	ids := make(map[string]struct{}, len(w.Customers)+len(w.PaymentIntents)+len(w.Charges)+len(w.BalanceTransactions)+len(w.Events))
-	add := func(id string) { ids[id] = struct{}{} }
+func (w *World) allIDs() map[uint64]struct{} {
+	ids := make(map[uint64]struct{}, len(w.Customers)+len(w.PaymentIntents)+len(w.Charges)+len(w.BalanceTransactions)+len(w.Events))
+	w.eachID(func(id string) { ids[idKey(id)] = struct{}{} })
+	return ids
+}
+
+// eachID calls add with the id of every object the world holds.
+func (w *World) eachID(add func(id string)) {
 	for _, c := range w.Customers {
 		add(c.ID)
 	}
@@ -315,7 +334,6 @@ func (w *World) allIDs() map[string]struct{} {
 	for _, sub := range w.Subscriptions {
 		add(sub.ID)
 	}
-	return ids
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -334,6 +352,17 @@ func refOf(v any) string {
 		}
 	}
 	return ""
+}
+
+// keepString returns a pointer to v, an optional string field of one of
+// the world's customers (email, name, …), kept with the world's other text
+// and pointers (World.text, World.stringSlab) instead of as two objects of
+// its own. What a field held before an update stays there: the update's
+// event keeps a snapshot many times its size for good anyway.
+func (w *World) keepString(v string) *string {
+	p := w.stringSlab.New()
+	*p = w.text.Keep(v)
+	return p
 }
 
 // ref stores an id as an expandable reference: null when empty.
@@ -380,8 +409,10 @@ func clone[T any](v *T) *T {
 // mergeMetadata applies Stripe's metadata update rules: keys are merged, and
 // a key set to "" is removed.
 func mergeMetadata(dst map[string]string, upd map[string]string) map[string]string {
-	if dst == nil {
-		dst = map[string]string{}
+	if len(dst) == 0 {
+		// Never written into: an empty map may be noMetadata, which every
+		// new customer shares.
+		dst = make(map[string]string, len(upd))
 	}
 	for k, v := range upd {
 		if v == "" {
@@ -392,6 +423,12 @@ func mergeMetadata(dst map[string]string, upd map[string]string) map[string]stri
 	}
 	return dst
 }
+
+// noMetadata is the metadata of a new customer: one empty map for all of
+// them rather than an object each, for the collector to mark in a world
+// of many. Nothing writes into it: mergeMetadata, the one writer of an
+// object's metadata, writes into a new map when the old one is empty.
+var noMetadata = map[string]string{}
 
 func metadataOrEmpty(m map[string]string) map[string]string {
 	if m == nil {
