@@ -46,3 +46,47 @@ func BenchmarkCollectSeed(b *testing.B) {
 	}
 	twinstest.Collections(b, wv)
 }
+
+// BenchmarkListComments reads the first page (30) of a repository's issue
+// comments (10,000, on 10 of its 100 issues) and of one issue's (1,000):
+// a page must not cost rendering every comment.
+func BenchmarkListComments(b *testing.B) {
+	tw := New()
+	ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
+	wv, err := tw.NewWorld(ctx, issuesSeed(b, 100))
+	if err != nil {
+		b.Fatal(err)
+	}
+	add, _ := tw.Action("add_issue_comment")
+	for i := range 10_000 {
+		in, err := add.Decode(json.RawMessage(fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":%d,"body":"comment %d"}`, 1+i%10, i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := add.Run(ctx, wv, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ name, action, args string }{
+		{"repository", "list_repository_issue_comments", `{"owner":"acme","repo":"api","sort":"updated","direction":"desc"}`},
+		{"issue", "issue_read", `{"method":"get_comments","owner":"acme","repo":"api","issue_number":1}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			list, _ := tw.Action(c.action)
+			in, err := list.Decode(json.RawMessage(c.args))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				out, err := list.Run(ctx, wv, in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if l := out.(*List[APIIssueComment]); len(l.Items) != 30 || l.TotalCount < 1_000 {
+					b.Fatalf("page of %d of %d", len(l.Items), l.TotalCount)
+				}
+			}
+		})
+	}
+}

@@ -46,11 +46,8 @@ var issueRead = twins.New(twins.Spec{
 	case "get":
 		return v.issue(r, is), nil
 	case "get_comments":
-		items := make([]APIIssueComment, 0, is.Comments.Len())
-		for _, c := range is.Comments.All() {
-			items = append(items, v.comment(r, is, c))
-		}
-		return newList(ctx, items, in.Paging, base+"/comments", nil), nil
+		render := func(c Comment) APIIssueComment { return v.comment(r, is, c) }
+		return newListOf(ctx, is.Comments.Slice(), render, in.Paging, base+"/comments", nil), nil
 	case "get_labels":
 		return newList(ctx, v.labels(r, is.Labels), in.Paging, base+"/labels", nil), nil
 	case "get_sub_issues":
@@ -178,17 +175,14 @@ var listIssues = twins.New(twins.Spec{
 	}
 	sortIssues(matched, sortBy, dir)
 	v := newView(ctx, w)
-	items := make([]APIIssue, 0, len(matched))
-	for _, is := range matched {
-		items = append(items, v.issue(r, is))
-	}
 	q := url.Values{}
 	for k, val := range map[string]string{"state": in.State, "labels": strings.Join(in.Labels, ","), "assignee": in.Assignee, "creator": in.Creator, "mentioned": in.Mentioned, "milestone": in.Milestone, "since": in.Since, "sort": in.Sort, "direction": in.Direction} {
 		if val != "" {
 			q.Set(k, val)
 		}
 	}
-	return newList(ctx, items, in.Paging, "/repos/"+r.FullName()+"/issues", q).withCursor(), nil
+	render := func(is *Issue) APIIssue { return v.issue(r, is) }
+	return newListOf(ctx, matched, render, in.Paging, "/repos/"+r.FullName()+"/issues", q).withCursor(), nil
 })
 
 // sinceTime is a list's since filter (zero when unset); resource names

@@ -1,9 +1,11 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -139,50 +141,48 @@ var listRepoIssueComments = twins.New(twins.Spec{
 	if err != nil {
 		return nil, err
 	}
+	// What sorts and pages is a small record per comment; only the page's
+	// comments are read whole and rendered.
 	type found struct {
-		is *Issue
-		c  Comment
+		is      *Issue
+		at      int // the comment's position in is.Comments
+		key, id int64
 	}
 	var all []found
 	for _, is := range r.Issues {
 		for i := range is.Comments.Len() {
-			if c := is.Comments.At(i); since.IsZero() || !c.UpdatedAt.Before(since) {
-				all = append(all, found{is, c})
+			c := is.Comments.At(i)
+			if !since.IsZero() && c.UpdatedAt.Before(since) {
+				continue
 			}
+			f := found{is: is, at: i, key: c.ID, id: c.ID}
+			switch sortBy {
+			case "created":
+				f.key = c.CreatedAt.UnixNano()
+			case "updated":
+				f.key = c.UpdatedAt.UnixNano()
+			}
+			all = append(all, f)
 		}
 	}
-	key := func(f found) int64 {
-		switch sortBy {
-		case "created":
-			return f.c.CreatedAt.UnixNano()
-		case "updated":
-			return f.c.UpdatedAt.UnixNano()
+	desc := sortBy != "" && dir != "asc"
+	slices.SortStableFunc(all, func(a, b found) int {
+		// Equal times (a seed stamps one on everything): id order.
+		c := cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.id, b.id))
+		if desc {
+			return -c
 		}
-		return f.c.ID
-	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := key(all[i]), key(all[j])
-		if a == b {
-			// Equal times (a seed stamps one on everything): id order.
-			a, b = all[i].c.ID, all[j].c.ID
-		}
-		if sortBy == "" || dir == "asc" {
-			return a < b
-		}
-		return a > b
+		return c
 	})
 	v := newView(ctx, w)
-	items := make([]APIIssueComment, 0, len(all))
-	for _, f := range all {
-		items = append(items, v.comment(r, f.is, f.c))
-	}
 	q := url.Values{}
 	for k, val := range map[string]string{"sort": in.Sort, "direction": in.Direction, "since": in.Since} {
 		if val != "" {
 			q.Set(k, val)
 		}
 	}
-	return newList(ctx, items, in.Paging, "/repos/"+r.FullName()+"/issues/comments", q), nil
+	render := func(f found) APIIssueComment { return v.comment(r, f.is, f.is.Comments.At(f.at)) }
+	return newListOf(ctx, all, render, in.Paging, "/repos/"+r.FullName()+"/issues/comments", q), nil
 })
 
 // noBody is the Shape of 204 bindings.

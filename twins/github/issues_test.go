@@ -386,3 +386,27 @@ func TestListIssuesCursor(t *testing.T) {
 	}
 	wantErr(t, w, "list_issues", `{"owner":"acme","repo":"api","after":"bogus"}`, twins.Unprocessable, "invalid")
 }
+
+// An issue's comments page as GitHub's do: the page asked for, in order,
+// with the total and the Link to the rest; past the end, an empty page.
+func TestIssueCommentsPaged(t *testing.T) {
+	w := world(t, "")
+	for i := range 5 {
+		mustCall(t, w, "add_issue_comment", fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":1,"body":"c%d"}`, i))
+	}
+	page := func(n int) *List[APIIssueComment] {
+		return mustCall(t, w, "issue_read", fmt.Sprintf(`{"method":"get_comments","owner":"acme","repo":"api","issue_number":1,"perPage":2,"page":%d}`, n)).Out.(*List[APIIssueComment])
+	}
+	all := mustCall(t, w, "issue_read", `{"method":"get_comments","owner":"acme","repo":"api","issue_number":1}`).Out.(*List[APIIssueComment])
+	n := len(all.Items)
+	p2 := page(2)
+	if len(p2.Items) != 2 || p2.Items[0].ID != all.Items[2].ID || p2.Items[1].ID != all.Items[3].ID || p2.TotalCount != n || !p2.HasNext {
+		t.Fatalf("page 2 of %d: %+v", n, p2)
+	}
+	if !strings.Contains(p2.linkHeader(), `page=3&per_page=2>; rel="next"`) {
+		t.Errorf("page 2's Link: %s", p2.linkHeader())
+	}
+	if last := page(n); len(last.Items) != 0 || last.Items == nil || last.HasNext {
+		t.Fatalf("a page past the end: %+v", last)
+	}
+}

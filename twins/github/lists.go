@@ -49,12 +49,29 @@ func restShape(_, out any) any {
 // newList pages items and fills in the paging facts for both transports.
 func newList[T any](ctx context.Context, items []T, p Paging, path string, query url.Values) *List[T] {
 	page, info := paginate(ctx, items, p, path, query)
-	l := &List[T]{Items: page, TotalCount: len(items), Page: max(p.Page, 1), PerPage: p.PerPage, link: info.link}
+	return pagedList(page, len(items), info, p)
+}
+
+// newListOf is newList for items rendered from found ones, rendering only
+// the page's: a list of every comment of a repository renders the page it
+// answers, not all of them.
+func newListOf[F, T any](ctx context.Context, found []F, render func(F) T, p Paging, path string, query url.Values) *List[T] {
+	page, info := paginate(ctx, found, p, path, query)
+	items := make([]T, len(page))
+	for i, f := range page {
+		items[i] = render(f)
+	}
+	return pagedList(items, len(found), info, p)
+}
+
+// pagedList is the list of page, one page of total items.
+func pagedList[T any](page []T, total int, info pageInfo, p Paging) *List[T] {
+	l := &List[T]{Items: page, TotalCount: total, Page: max(p.Page, 1), PerPage: p.PerPage, link: info.link}
 	if l.PerPage <= 0 {
 		l.PerPage = defaultPerPage
 	}
 	l.PerPage = min(l.PerPage, maxPerPage)
-	l.HasNext = l.Page*l.PerPage < len(items)
+	l.HasNext = l.Page*l.PerPage < total
 	return l
 }
 
