@@ -2,10 +2,14 @@
 // and events, …) from blocks of many, instead of one heap object each.
 //
 // Why: the collector marks every object a live pointer reaches, one span
-// lookup and, often, one cache miss each. A world of 200,000 customers held
-// as 200,000 objects cost a collection a quarter of its time to mark them;
-// the same customers in blocks of up to 8 KiB are a few thousand objects
-// lying side by side, whose words the collector scans in order.
+// lookup and, often, one cache miss each. A Stripe world of 200,000
+// customers was 11 heap objects a customer (the customer, its event, their
+// strings); with the customers and events in blocks and their strings in
+// chunks, 1.2, and a full collection of that heap took 53-61 ms instead of
+// 67-81 (BenchmarkCollectCustomers). What is left is mostly reading the
+// objects' words: the collector reads every word of a value that may hold
+// pointers, in a block as anywhere else, so blocks save the objects, not
+// the bytes (a value without pointers saves both).
 //
 // A value handed out stays where it is for good: a block is never moved
 // or reused, only replaced by a new one once full. A pointer to any value
