@@ -19,12 +19,12 @@ package stripe
 //
 // Its map is keyed by a hash of the id (idKey), not the id: a map of
 // strings is a map of pointers the collector scans on every collection,
-// entry by entry, where one of integers is skipped whole: in a world of
+// entry by entry, where one of integers is skipped whole; in a world of
 // many customers and their events, the two indexes and the id set
 // (World.ids) were among the largest things a collection read
-// (BenchmarkCollectCustomers). Two ids of one hash
-// cost a scan, never a wrong answer: find checks the id at the position it
-// got, and only the first of such ids is indexed.
+// (BenchmarkCollectCustomers). Two ids of one hash cost a scan, never a
+// wrong answer: find checks the id at the position it got, and only the
+// first of such ids is indexed.
 type seqIndex struct {
 	pos map[uint64]int32 // idKey(id) → position, for the first n objects
 	n   int

@@ -84,9 +84,11 @@ type World struct {
 	// whose key another id has is taken too, which likewise only makes
 	// newID skip it.
 	ids map[uint64]struct{}
-	// text keeps the ids newID hands out, many to a chunk (strchunk), and
-	// the events' snapshots (emit); write paths only. Nothing is freed: an
-	// id stays taken for good, and an event never changes or goes.
+	// text keeps the ids newID hands out, many to a chunk (strchunk), the
+	// events' snapshots (emit) and the customers' strings (newCustomer,
+	// keepString); write paths only. Nothing is freed: an id stays taken
+	// for good, an event never changes or goes, and a customer's string
+	// that an update replaced is small beside the update's event.
 	text strchunk.Store
 	// customerSlab and eventSlab hand out the customers and events the
 	// world creates, many to a block (slab): both collections only grow,
