@@ -16,6 +16,15 @@ import (
 // is: what a collection marks for a world that a rate run's comments grew
 // (pome-bench rate, 30 s at 10,000 a second).
 func BenchmarkCollectComments(b *testing.B) {
+	_, _, wv := commentedWorld(b, 300_000, 100, "Load test comment number %d, from pome-bench.")
+	twinstest.Collections(b, wv)
+}
+
+// commentedWorld is a world of 100 issues (issuesSeed) to whose first
+// spread issues n comments were added through add_issue_comment, in
+// turn, comment i's body format with i in it, each decoded from its own
+// request as a call's is.
+func commentedWorld(b *testing.B, n, spread int, format string) (*twins.Twin, context.Context, any) {
 	tw := New()
 	ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
 	wv, err := tw.NewWorld(ctx, issuesSeed(b, 100))
@@ -23,8 +32,9 @@ func BenchmarkCollectComments(b *testing.B) {
 		b.Fatal(err)
 	}
 	a, _ := tw.Action("add_issue_comment")
-	for i := range 300_000 {
-		in, err := a.Decode(json.RawMessage(fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":%d,"body":"Load test comment number %d, from pome-bench."}`, 1+i%100, i)))
+	for i := range n {
+		body, _ := json.Marshal(fmt.Sprintf(format, i))
+		in, err := a.Decode(json.RawMessage(fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":%d,"body":%s}`, 1+i%spread, body)))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -32,7 +42,7 @@ func BenchmarkCollectComments(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	twinstest.Collections(b, wv)
+	return tw, ctx, wv
 }
 
 // BenchmarkCollectSeed is BenchmarkCollectComments's heap before the
@@ -51,22 +61,7 @@ func BenchmarkCollectSeed(b *testing.B) {
 // comments (10,000, on 10 of its 100 issues) and of one issue's (1,000):
 // a page must not cost rendering every comment.
 func BenchmarkListComments(b *testing.B) {
-	tw := New()
-	ctx := twins.WithEnv(context.Background(), twinstest.Env(tw.Name))
-	wv, err := tw.NewWorld(ctx, issuesSeed(b, 100))
-	if err != nil {
-		b.Fatal(err)
-	}
-	add, _ := tw.Action("add_issue_comment")
-	for i := range 10_000 {
-		in, err := add.Decode(json.RawMessage(fmt.Sprintf(`{"owner":"acme","repo":"api","issue_number":%d,"body":"comment %d"}`, 1+i%10, i)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := add.Run(ctx, wv, in); err != nil {
-			b.Fatal(err)
-		}
-	}
+	tw, ctx, wv := commentedWorld(b, 10_000, 10, "comment %d")
 	for _, c := range []struct{ name, action, args string }{
 		{"repository", "list_repository_issue_comments", `{"owner":"acme","repo":"api","sort":"updated","direction":"desc"}`},
 		{"issue", "issue_read", `{"method":"get_comments","owner":"acme","repo":"api","issue_number":1}`},
