@@ -175,7 +175,8 @@ func TestLookupFirstOfTwins(t *testing.T) {
 }
 
 // worldWithCustomers is a world holding n customers created through the
-// action, with their events, as a busy sandbox would.
+// action with an email, a name and a description (as pome-bench creates
+// them), with their events, as a busy sandbox would.
 func worldWithCustomers(tb testing.TB, n int) (context.Context, *World) {
 	tb.Helper()
 	ctx := twins.WithEnv(context.Background(), twinstest.Env("stripe"))
