@@ -155,7 +155,7 @@ func (f *customerFields) apply(w *World, c *Customer) {
 			c.InvoiceSettings.DefaultPaymentMethod = ref(*v)
 		}
 		if v := f.InvoiceSettings.Footer; v != nil {
-			c.InvoiceSettings.Footer = strp(*v)
+			c.InvoiceSettings.Footer = w.keepString(*v)
 		}
 	}
 	if f.PreferredLocales != nil {
