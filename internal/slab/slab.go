@@ -4,9 +4,9 @@
 // Why: the collector marks every object a live pointer reaches, one span
 // lookup and, often, one cache miss each. A Stripe world of 200,000
 // customers was 11 heap objects a customer (the customer, its event, their
-// strings); with the customers and events in blocks and their strings in
-// chunks, 1.2, and a full collection of that heap took 53-61 ms instead of
-// 67-81 (BenchmarkCollectCustomers). What is left is mostly reading the
+// strings; BenchmarkCustomerHeap); with the customers and events in blocks
+// and their strings in chunks, fewer than one, and a full collection of
+// that heap took 53-61 ms instead of 67-81 (BenchmarkCollectCustomers). What is left is mostly reading the
 // objects' words: the collector reads every word of a value that may hold
 // pointers, in a block as anywhere else, so blocks save the objects, not
 // the bytes (a value without pointers saves both).

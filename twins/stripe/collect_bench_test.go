@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/pomehq/pome/twins/twinstest"
@@ -13,4 +14,23 @@ import (
 func BenchmarkCollectCustomers(b *testing.B) {
 	_, w := worldWithCustomers(b, 200_000)
 	twinstest.Collections(b, w)
+}
+
+// BenchmarkCustomerHeap reports what 50,000 customers created as
+// BenchmarkCollectCustomers creates them add to the live heap, each:
+// objects/customer and B/customer (its event, id and indexes included).
+// Its time is nothing; the world is built once.
+func BenchmarkCustomerHeap(b *testing.B) {
+	const n = 50_000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, w := worldWithCustomers(b, n)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	for b.Loop() {
+	}
+	b.ReportMetric(float64(after.HeapObjects-before.HeapObjects)/n, "objects/customer")
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/customer")
+	runtime.KeepAlive(w)
 }
