@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync"
+
+	"github.com/pomehq/pome/internal/lz"
 )
 
 // memRows holds one twin's tape in the memory store: its oldest rows
@@ -234,7 +236,7 @@ func sealBlock(rows []openRow) (data []byte, raw int) {
 			last = row.body
 		}
 	}
-	out := lzCompress(sc.out[:0], src, &sc.table)
+	out := lz.Compress(sc.out[:0], src, &sc.table)
 	data = bytes.Clone(out)
 	raw = len(src)
 	if cap(src) <= maxSealScratch && cap(out) <= maxSealScratch {
@@ -263,7 +265,7 @@ const (
 // sealBufs are one sealBlock's scratch buffers, kept between blocks.
 type sealBufs struct {
 	src, out []byte
-	table    lzTable
+	table    lz.Table
 }
 
 var sealScratch = sync.Pool{New: func() any { return new(sealBufs) }}
@@ -274,7 +276,7 @@ const maxSealScratch = 1 << 20
 // rows decompresses the block: each row joined whole again, in one buffer
 // the rows are slices of.
 func (b tapeBlock) rows() ([][]byte, error) {
-	src, err := lzDecompress(b.data, b.raw)
+	src, err := lz.Decompress(b.data, b.raw)
 	if err != nil {
 		return nil, fmt.Errorf("tape block at row %d: %w", b.first+1, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pomehq/pome/internal/lz"
 	"github.com/pomehq/pome/tape"
 )
 
@@ -353,8 +354,8 @@ func TestSealSharedBodies(t *testing.T) {
 	src = append(src, "{}"...)
 	src = binary.AppendUvarint(src, 1)
 	src = append(src, bodyAsBefore)
-	var tab lzTable
-	z := lzCompress(nil, src, &tab)
+	var tab lz.Table
+	z := lz.Compress(nil, src, &tab)
 	if rows, err := (tapeBlock{first: 10, n: 1, raw: len(src), data: z}).rows(); err == nil || !strings.Contains(err.Error(), "row 11: corrupt") {
 		t.Fatalf("damaged block read as %q, %v", rows, err)
 	}

@@ -1,4 +1,4 @@
-package session
+package lz
 
 import (
 	"bytes"
@@ -41,11 +41,11 @@ func commentRows(n int) []byte {
 	return out
 }
 
-func lzRoundTrip(t *testing.T, src []byte) []byte {
+func roundTrip(t *testing.T, src []byte) []byte {
 	t.Helper()
-	var tab lzTable
-	z := lzCompress(nil, src, &tab)
-	got, err := lzDecompress(z, len(src))
+	var tab Table
+	z := Compress(nil, src, &tab)
+	got, err := Decompress(z, len(src))
 	if err != nil || !bytes.Equal(got, src) {
 		t.Fatalf("round trip of %d bytes (%q…): err %v, %d bytes back, equal %v", len(src), src[:min(len(src), 40)], err, len(got), bytes.Equal(got, src))
 	}
@@ -85,10 +85,10 @@ func TestLZRoundTrip(t *testing.T) {
 		inputs = append(inputs, b)
 	}
 	for _, in := range inputs {
-		lzRoundTrip(t, in)
+		roundTrip(t, in)
 	}
 	src := commentRows(25)
-	if z := lzRoundTrip(t, src); len(z)*6 > len(src) {
+	if z := roundTrip(t, src); len(z)*6 > len(src) {
 		t.Errorf("25 comment rows, %d bytes, compressed to %d: want at least six times smaller", len(src), len(z))
 	}
 }
@@ -98,8 +98,8 @@ func TestLZRoundTrip(t *testing.T) {
 // refused, never read or written out of bounds.
 func TestLZCorrupt(t *testing.T) {
 	src := commentRows(4)
-	var tab lzTable
-	z := lzCompress(nil, src, &tab)
+	var tab Table
+	z := Compress(nil, src, &tab)
 	bad := map[string]struct {
 		data []byte
 		raw  int
@@ -118,13 +118,13 @@ func TestLZCorrupt(t *testing.T) {
 		"bad uvarint":    {[]byte{0xf0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 10},
 	}
 	for name, c := range bad {
-		if out, err := lzDecompress(c.data, c.raw); err == nil {
+		if out, err := Decompress(c.data, c.raw); err == nil {
 			t.Errorf("%s: decoded to %d bytes, want an error", name, len(out))
 		}
 	}
 	// Every truncation of a valid block is refused.
 	for i := range len(z) {
-		if _, err := lzDecompress(z[:i], len(src)); err == nil {
+		if _, err := Decompress(z[:i], len(src)); err == nil {
 			t.Errorf("block cut to %d of %d bytes: decoded", i, len(z))
 		}
 	}
@@ -136,9 +136,9 @@ func FuzzLZ(f *testing.F) {
 	f.Add([]byte("abcabcabcabcabc"), 10)
 	f.Add(commentRows(2), 100)
 	f.Fuzz(func(t *testing.T, b []byte, raw int) {
-		lzRoundTrip(t, b)
+		roundTrip(t, b)
 		raw = max(raw, 0) % (1 << 20)
-		if out, err := lzDecompress(b, raw); err == nil && len(out) != raw {
+		if out, err := Decompress(b, raw); err == nil && len(out) != raw {
 			t.Fatalf("decoded %d bytes, asked %d", len(out), raw)
 		}
 	})
@@ -152,21 +152,21 @@ func FuzzLZ(f *testing.F) {
 func BenchmarkTapeBlock(b *testing.B) {
 	src := commentRows(25)
 	b.Run("lz/compress", func(b *testing.B) {
-		var tab lzTable
+		var tab Table
 		var z []byte
 		b.SetBytes(int64(len(src)))
 		for b.Loop() {
-			z = lzCompress(z[:0], src, &tab)
+			z = Compress(z[:0], src, &tab)
 		}
 		b.ReportMetric(float64(len(z)), "out-B")
 		b.ReportMetric(float64(len(src)), "in-B")
 	})
 	b.Run("lz/decompress", func(b *testing.B) {
-		var tab lzTable
-		z := lzCompress(nil, src, &tab)
+		var tab Table
+		z := Compress(nil, src, &tab)
 		b.SetBytes(int64(len(src)))
 		for b.Loop() {
-			if _, err := lzDecompress(z, len(src)); err != nil {
+			if _, err := Decompress(z, len(src)); err != nil {
 				b.Fatal(err)
 			}
 		}
