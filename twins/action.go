@@ -410,12 +410,25 @@ func (a *action[W, In, Out]) Run(ctx context.Context, world any, in any) (any, e
 }
 
 // schemaOptions maps types whose Go shape is not their JSON shape: a
-// json.RawMessage is any JSON value, not an array of bytes.
+// json.RawMessage is any JSON value, not an array of bytes, and so are the
+// types a twin declares with AnyJSON.
 func schemaOptions() *jsonschema.ForOptions {
-	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[json.RawMessage](): {},
-	}}
+	m := map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[json.RawMessage](): {}}
+	for _, t := range anyJSONTypes {
+		m[t] = &jsonschema.Schema{}
+	}
+	return &jsonschema.ForOptions{TypeSchemas: m}
 }
+
+// anyJSONTypes are the types AnyJSON declared; written by init functions
+// only, so read without a lock.
+var anyJSONTypes []reflect.Type
+
+// AnyJSON declares that values of t, a type with its own JSON encoding,
+// may encode as any JSON value, as a json.RawMessage does: the schemas of
+// the actions whose inputs or outputs hold one say so, rather than
+// describing t's Go shape. Call it from an init function.
+func AnyJSON(t reflect.Type) { anyJSONTypes = append(anyJSONTypes, t) }
 
 // validationError turns a schema validation failure into an Invalid error
 // that names the offending field where the validator says which.

@@ -172,9 +172,17 @@ func (d *differ2) set(b reflect.Value, omitEmpty bool) {
 	d.emit(deltaOp{V: v})
 }
 
+// ByteEncoded marks a byte-slice type with its own JSON encoding that is a
+// function of its bytes alone (a value kept compressed, say): values with
+// equal bytes encode the same, so a world's deltas compare two such values
+// by their bytes, as they compare json.RawMessage values, rather than by
+// encoding both.
+type ByteEncoded interface{ ByteEncoded() }
+
 var (
-	marshalerType = reflect.TypeFor[json.Marshaler]()
-	textMarshaler = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
+	byteEncodedType = reflect.TypeFor[ByteEncoded]()
+	marshalerType   = reflect.TypeFor[json.Marshaler]()
+	textMarshaler   = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
 )
 
 // Classes of types, as the comparison treats them.
@@ -239,7 +247,7 @@ func buildInfo(t reflect.Type) *typeInfo {
 	case t == timeType:
 		ti.class = cTime
 		return ti
-	case t == rawMessageType:
+	case t == rawMessageType, t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && t.Implements(byteEncodedType):
 		ti.class = cRaw
 		return ti
 	case ownEncoding(t):

@@ -32,5 +32,13 @@ func BenchmarkCustomerHeap(b *testing.B) {
 	}
 	b.ReportMetric(float64(after.HeapObjects-before.HeapObjects)/n, "objects/customer")
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/customer")
+	// What an event's snapshot is kept in, against its JSON.
+	var kept, raw int64
+	for _, e := range w.Events {
+		n, _ := e.Data.Object.JSONSize()
+		kept, raw = kept+int64(len(e.Data.Object)), raw+n
+	}
+	b.ReportMetric(float64(kept)/float64(len(w.Events)), "snapshot-B")
+	b.ReportMetric(float64(raw)/float64(len(w.Events)), "snapshot-json-B")
 	runtime.KeepAlive(w)
 }

@@ -175,12 +175,17 @@ func (w *World) newCustomer(ctx context.Context, id string) *Customer {
 		id = w.newID("cus")
 	}
 	c := w.customerSlab.New()
-	*c = Customer{
-		ID: id, Object: "customer", Created: now(ctx), Metadata: noMetadata,
-		InvoicePrefix: w.text.Keep(strings.ToUpper(token("inv/"+id, 8))), NextInvoiceSequence: 1,
+	*c = blankCustomer(id, now(ctx), w.text.Keep(strings.ToUpper(token("inv/"+id, 8))))
+	return c
+}
+
+// blankCustomer is a customer as created, before the create's fields.
+func blankCustomer(id string, created int64, invoicePrefix string) Customer {
+	return Customer{
+		ID: id, Object: "customer", Created: created, Metadata: noMetadata,
+		InvoicePrefix: invoicePrefix, NextInvoiceSequence: 1,
 		PreferredLocales: []string{}, TaxExempt: "none",
 	}
-	return c
 }
 
 func createCustomer(ctx context.Context, w *World, in CreateCustomerInput) (*Customer, error) {

@@ -175,8 +175,12 @@ func TestKeptCustomersStayApart(t *testing.T) {
 		if e.Type != "customer.created" {
 			continue
 		}
+		js, err := e.Data.Object.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
 		var obj map[string]any
-		if err := json.Unmarshal(e.Data.Object, &obj); err != nil {
+		if err := json.Unmarshal(js, &obj); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(obj, created[seen]) {

@@ -1,12 +1,21 @@
 package stripe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 
+	"github.com/pomehq/pome/internal/strchunk"
 	"github.com/pomehq/pome/twins"
 )
+
+// snapshotBufs are emit's buffers for a snapshot being compressed; one
+// longer than maxSnapshotBuf is not kept.
+var snapshotBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxSnapshotBuf = 64 << 10
 
 // emit records an event whose data.object is a snapshot of obj as it is
 // now; later changes to obj do not alter it, as with Stripe.
@@ -15,12 +24,24 @@ func (w *World) emit(ctx context.Context, typ string, obj any, prev map[string]a
 	if err != nil {
 		panic(err)
 	}
-	// The event and its snapshot are kept with the world's others (see
-	// World.text and World.eventSlab): a world's events only grow.
+	// The event and its snapshot, compressed, are kept with the world's
+	// others (see World.text and World.eventSlab): a world's events only
+	// grow.
+	buf := snapshotBufs.Get().(*[]byte)
+	z := appendSnapshot((*buf)[:0], snap)
+	kept := Snapshot(w.text.KeepBytes(z))
+	if len(z) > strchunk.MaxLen {
+		// Too long for a chunk: KeepBytes kept z itself.
+		kept = Snapshot(bytes.Clone(z))
+	}
+	if cap(z) <= maxSnapshotBuf {
+		*buf = z
+		snapshotBufs.Put(buf)
+	}
 	ev := w.eventSlab.New()
 	*ev = Event{
 		ID: w.newID("evt"), Object: "event", APIVersion: APIVersion, Created: now(ctx),
-		Data: EventData{Object: w.text.KeepBytes(snap), PreviousAttributes: prev}, Type: typ,
+		Data: EventData{Object: kept, PreviousAttributes: prev}, Type: typ,
 	}
 	w.Events = append(w.Events, ev)
 	return ev

@@ -1,8 +1,6 @@
 package stripe
 
 import (
-	"encoding/json"
-
 	"github.com/pomehq/pome/twins"
 )
 
@@ -416,8 +414,8 @@ type Balance struct {
 // EventData is an event's payload: the object as it was after the change,
 // and for updates the attributes it had before.
 type EventData struct {
-	Object             json.RawMessage `json:"object"`
-	PreviousAttributes map[string]any  `json:"previous_attributes,omitempty"`
+	Object             Snapshot       `json:"object"`
+	PreviousAttributes map[string]any `json:"previous_attributes,omitempty"`
 }
 
 // EventRequest names the API request that caused an event.

@@ -1,0 +1,101 @@
+package stripe
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"reflect"
+
+	"github.com/pomehq/pome/internal/lz"
+	"github.com/pomehq/pome/twins"
+)
+
+// Snapshot is an event's data.object: the object's JSON as it was when the
+// event was emitted, kept compressed. A world keeps every event for good,
+// and most of a snapshot is the keys, nulls and empty lists that every
+// object of its type repeats, so it is compressed against a dictionary of
+// those shapes (snapshotDict): a customer's 525 bytes are kept in about a
+// quarter of that. It encodes as the JSON it was made of.
+//
+// Its bytes are the JSON's length (a uvarint), then the JSON compressed;
+// nil encodes as null. A Snapshot is never changed in place, so copies of a
+// world share it.
+type Snapshot []byte
+
+// snapshotDict is what snapshots are compressed against: the JSON of an
+// empty object of each type events carry (a customer as created), the
+// commonest last (nearest a snapshot, so its copies' offsets are
+// shortest). It is made of the twin's own types, so it follows them as
+// they change; a snapshot never outlives the process (the state document
+// holds its JSON).
+var snapshotDict = lz.NewDict(func() []byte {
+	var d []byte
+	cus := blankCustomer("cus_", 0, "")
+	for _, v := range []any{
+		&Dispute{}, &Coupon{}, &PaymentLink{}, &Refund{}, &InvoiceItem{}, &Subscription{}, &Invoice{},
+		&Product{}, &Price{}, &PaymentMethod{}, &Charge{}, &PaymentIntent{}, &cus,
+	} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		d = append(d, b...)
+	}
+	return d
+}())
+
+func init() { twins.AnyJSON(reflect.TypeFor[Snapshot]()) }
+
+// appendSnapshot appends js, compact JSON, to dst as a Snapshot's bytes.
+func appendSnapshot(dst, js []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(js)))
+	return snapshotDict.Compress(dst, js)
+}
+
+var errSnapshot = errors.New("stripe: corrupt event snapshot")
+
+// AppendJSON appends the snapshot's JSON to dst.
+func (s Snapshot) AppendJSON(dst []byte) ([]byte, error) {
+	if s == nil {
+		return append(dst, "null"...), nil
+	}
+	raw, k := binary.Uvarint(s)
+	if k <= 0 || raw > 1<<30 {
+		return nil, errSnapshot
+	}
+	return snapshotDict.Decompress(dst, s[k:], int(raw))
+}
+
+// MarshalJSON is the JSON the snapshot was made of.
+func (s Snapshot) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil) }
+
+// UnmarshalJSON keeps data, compacted, as a snapshot (null too, as a
+// json.RawMessage would).
+func (s *Snapshot) UnmarshalJSON(data []byte) error {
+	var c bytes.Buffer
+	if err := json.Compact(&c, data); err != nil {
+		return err
+	}
+	*s = appendSnapshot(nil, c.Bytes())
+	return nil
+}
+
+// JSONSize is the length of the snapshot's JSON (twins.Sizer).
+func (s Snapshot) JSONSize() (int64, error) {
+	if s == nil {
+		return 4, nil
+	}
+	raw, k := binary.Uvarint(s)
+	if k <= 0 {
+		return 0, errSnapshot
+	}
+	return int64(raw), nil
+}
+
+// CopyValue is the snapshot itself: it is never changed in place
+// (twins.Copier).
+func (s Snapshot) CopyValue() any { return s }
+
+// ByteEncoded: equal bytes are equal JSON (twins.ByteEncoded).
+func (Snapshot) ByteEncoded() {}
