@@ -24,17 +24,18 @@ import (
 type Snapshot []byte
 
 // snapshotDict is what snapshots are compressed against: the JSON of an
-// empty object of each type events carry (a customer as created), the
-// commonest last (nearest a snapshot, so its copies' offsets are
-// shortest). It is made of the twin's own types, so it follows them as
-// they change; a snapshot never outlives the process (the state document
-// holds its JSON).
+// empty object of each type events carry, its nested objects present and
+// empty (shaped), and a customer as created; the commonest last (nearest
+// a snapshot, so its copies' offsets are shortest). It is made of the
+// twin's own types, so it follows them as they change; a snapshot never
+// outlives the process (the state document holds its JSON).
 var snapshotDict = lz.NewDict(func() []byte {
 	var d []byte
 	cus := blankCustomer("cus_", 0, "")
 	for _, v := range []any{
-		&Dispute{}, &Coupon{}, &PaymentLink{}, &Refund{}, &InvoiceItem{}, &Subscription{}, &Invoice{},
-		&Product{}, &Price{}, &PaymentMethod{}, &Charge{}, &PaymentIntent{}, &cus,
+		shaped[Dispute](), shaped[Coupon](), shaped[PaymentLink](), shaped[Refund](), shaped[InvoiceItem](),
+		shaped[Subscription](), shaped[Invoice](), shaped[Product](), shaped[Price](), shaped[PaymentMethod](),
+		shaped[Charge](), shaped[PaymentIntent](), &cus,
 	} {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -44,6 +45,35 @@ var snapshotDict = lz.NewDict(func() []byte {
 	}
 	return d
 }())
+
+// shaped is an empty T whose fields that point to structs point to empty
+// ones, shaped alike, down to a few levels: its JSON holds the keys of
+// T's nested objects, as T's objects mostly do, where an empty T's has
+// null.
+func shaped[T any]() *T {
+	v := new(T)
+	fill(reflect.ValueOf(v).Elem(), 3)
+	return v
+}
+
+func fill(v reflect.Value, depth int) {
+	if depth == 0 || v.Kind() != reflect.Struct {
+		return
+	}
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !v.Type().Field(i).IsExported() {
+			continue
+		}
+		switch {
+		case f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct:
+			f.Set(reflect.New(f.Type().Elem()))
+			fill(f.Elem(), depth-1)
+		case f.Kind() == reflect.Struct:
+			fill(f, depth-1)
+		}
+	}
+}
 
 func init() { twins.AnyJSON(reflect.TypeFor[Snapshot]()) }
 
