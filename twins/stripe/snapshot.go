@@ -15,8 +15,8 @@ import (
 // event was emitted, kept compressed. A world keeps every event for good,
 // and most of a snapshot is the keys, nulls and empty lists that every
 // object of its type repeats, so it is compressed against a dictionary of
-// those shapes (snapshotDict): a customer's 525 bytes are kept in about a
-// quarter of that. It encodes as the JSON it was made of.
+// those shapes (snapshotDict): a customer's 529 bytes are kept in 112
+// (BenchmarkCustomerHeap). It encodes as the JSON it was made of.
 //
 // Its bytes are the JSON's length (a uvarint), then the JSON compressed;
 // nil encodes as null. A Snapshot is never changed in place, so copies of a
