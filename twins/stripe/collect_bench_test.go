@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"encoding/json"
 	"runtime"
 	"testing"
 
@@ -41,4 +42,22 @@ func BenchmarkCustomerHeap(b *testing.B) {
 	b.ReportMetric(float64(kept)/float64(len(w.Events)), "snapshot-B")
 	b.ReportMetric(float64(raw)/float64(len(w.Events)), "snapshot-json-B")
 	runtime.KeepAlive(w)
+}
+
+// BenchmarkDecodeWorld decodes the state document of a world of 10,000
+// customers created as BenchmarkCollectCustomers creates them, with their
+// events, as the Redis store does for a world it holds no copy of.
+func BenchmarkDecodeWorld(b *testing.B) {
+	_, w := worldWithCustomers(b, 10_000)
+	doc, err := json.Marshal(w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tw := New()
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if _, err := tw.DecodeWorld(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -11,11 +11,19 @@ import (
 	"github.com/pomehq/pome/twins"
 )
 
-// snapshotBufs are emit's buffers for a snapshot being compressed; one
-// longer than maxSnapshotBuf is not kept.
+// snapshotBufs are the buffers a snapshot is compressed in before it is
+// kept; one longer than maxSnapshotBuf is not kept for the next.
 var snapshotBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxSnapshotBuf = 64 << 10
+
+// putSnapshotBuf returns buf, which now holds z, to snapshotBufs.
+func putSnapshotBuf(buf *[]byte, z []byte) {
+	if cap(z) <= maxSnapshotBuf {
+		*buf = z
+		snapshotBufs.Put(buf)
+	}
+}
 
 // emit records an event whose data.object is a snapshot of obj as it is
 // now; later changes to obj do not alter it, as with Stripe.
@@ -34,10 +42,7 @@ func (w *World) emit(ctx context.Context, typ string, obj any, prev map[string]a
 		// Too long for a chunk: KeepBytes kept z itself.
 		kept = Snapshot(bytes.Clone(z))
 	}
-	if cap(z) <= maxSnapshotBuf {
-		*buf = z
-		snapshotBufs.Put(buf)
-	}
+	putSnapshotBuf(buf, z)
 	ev := w.eventSlab.New()
 	*ev = Event{
 		ID: w.newID("evt"), Object: "event", APIVersion: APIVersion, Created: now(ctx),

@@ -103,12 +103,36 @@ func (s Snapshot) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil) }
 // UnmarshalJSON keeps data, compacted, as a snapshot (null too, as a
 // json.RawMessage would).
 func (s *Snapshot) UnmarshalJSON(data []byte) error {
-	var c bytes.Buffer
-	if err := json.Compact(&c, data); err != nil {
-		return err
+	if !compact(data) {
+		var c bytes.Buffer
+		if err := json.Compact(&c, data); err != nil {
+			return err
+		}
+		data = c.Bytes()
 	}
-	*s = appendSnapshot(nil, c.Bytes())
+	buf := snapshotBufs.Get().(*[]byte)
+	z := appendSnapshot((*buf)[:0], data)
+	*s = bytes.Clone(z)
+	putSnapshotBuf(buf, z)
 	return nil
+}
+
+// compact reports whether data, JSON that encoding/json has checked, has
+// no space outside its strings (a state document's snapshots, which
+// encoding/json wrote): such data needs no compacting.
+func compact(data []byte) bool {
+	in := false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case in && c == '\\':
+			i++ // the escaped byte
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }
 
 // JSONSize is the length of the snapshot's JSON (twins.Sizer).

@@ -20,7 +20,11 @@ func TestSnapshotJSON(t *testing.T) {
 		"a customer":  {string(cus), string(cus)},
 		"with spaces": {"{ \"id\" : \"cus_1\",\n \"object\": \"customer\" }", `{"id":"cus_1","object":"customer"}`},
 		"null":        {"null", "null"},
-		"empty list":  {"[]", "[]"},
+		// Spaces inside strings, escaped quotes and backslashes: compact
+		// as it is, or compacted only outside the strings.
+		"spaces in strings":       {`{"name":"Load \"Test\" x","d":"a\\"}`, `{"name":"Load \"Test\" x","d":"a\\"}`},
+		"space after a backslash": {`{"a":"x\\" , "b":"y z"}`, `{"a":"x\\","b":"y z"}`},
+		"empty list":              {"[]", "[]"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var s Snapshot
