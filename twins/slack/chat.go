@@ -323,7 +323,7 @@ func threadParent(ch *Channel, ts string) (*Message, error) {
 // newMessage builds a message by the token's user with a fresh ts.
 func (w *World) newMessage(ctx context.Context, ch *Channel, c content) *Message {
 	m := &Message{
-		Type: "message", TS: w.nextTS(ctx, ch), User: w.AuthUser, Text: ch.text.Keep(c.text), Team: w.Team.ID,
+		Type: "message", TS: ch.text.Keep(w.nextTS(ctx, ch)), User: w.AuthUser, Text: ch.text.Keep(c.text), Team: w.Team.ID,
 		Blocks: c.blocks, Attachments: c.attachments,
 	}
 	// A user token, and Slack's MCP server, post as the user, not as the

@@ -125,6 +125,7 @@ func (w *World) removeMessage(ch *Channel, m *Message) {
 		if x == m {
 			ch.Messages = slices.Delete(ch.Messages, i, i+1)
 			ch.text.Free(m.Text)
+			ch.text.Free(m.TS)
 			ch.rekeepText()
 			return
 		}

@@ -43,25 +43,29 @@ func TestMessageTextKept(t *testing.T) {
 }
 
 // However messages come and go, a channel's text store holds about twice
-// the live texts at most, and every text reads back as written.
+// the live texts and ts at most, and every text and ts reads back as
+// written.
 func TestMessageTextBounded(t *testing.T) {
 	w := world(t, "")
 	ch := w.channelRef("general")
 	rng := rand.New(rand.NewPCG(5, 6))
 	want := map[*Message]string{}
+	ts := map[*Message]string{}
 	for _, m := range ch.Messages {
-		want[m] = m.Text
+		want[m], ts[m] = m.Text, strings.Clone(m.TS)
 	}
 	text := func() string { return strings.Repeat(fmt.Sprint(rng.IntN(10)), 1+rng.IntN(600)) }
 	for step := range 20_000 {
 		switch op := rng.IntN(5); {
 		case op < 2 || len(ch.Messages) == 0:
-			m := &Message{Type: "message", TS: formatTS(int64(1_700_000_000_000_000 + step)), User: w.AuthUser, Text: ch.text.Keep(text())}
+			at := formatTS(int64(1_700_000_000_000_000 + step))
+			m := &Message{Type: "message", TS: ch.text.Keep(at), User: w.AuthUser, Text: ch.text.Keep(text())}
 			ch.insert(m)
-			want[m] = m.Text
+			want[m], ts[m] = m.Text, at
 		case op < 4:
 			m := ch.Messages[rng.IntN(len(ch.Messages))]
 			delete(want, m)
+			delete(ts, m)
 			w.removeMessage(ch, m)
 		default:
 			m := ch.Messages[rng.IntN(len(ch.Messages))]
@@ -69,8 +73,8 @@ func TestMessageTextBounded(t *testing.T) {
 			want[m] = m.Text
 		}
 		live := 0
-		for _, v := range want {
-			live += len(v)
+		for m, v := range want {
+			live += len(v) + len(ts[m])
 		}
 		if held := ch.text.Held(); held > 2*live+2*strchunk.ChunkSize {
 			t.Fatalf("step %d: the store holds %d bytes for %d live", step, held, live)
@@ -81,8 +85,8 @@ func TestMessageTextBounded(t *testing.T) {
 		t.Fatalf("%d messages, want %d", len(ch.Messages), len(want))
 	}
 	for _, m := range ch.Messages {
-		if m.Text != want[m] {
-			t.Fatalf("message %s reads %q, want %q", m.TS, m.Text, want[m])
+		if m.Text != want[m] || m.TS != ts[m] {
+			t.Fatalf("message %s (want %s) reads %q, want %q", m.TS, ts[m], m.Text, want[m])
 		}
 	}
 }

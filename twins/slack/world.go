@@ -166,9 +166,11 @@ type Channel struct {
 	// lie after its parent. It is set where ordered is, and insert clears
 	// it for a reply that breaks it (the sandbox clock was set back).
 	repliesFollow bool
-	// text keeps the text of the messages posted since the world was
-	// decoded, many to a chunk, so that a collection marks a few chunks
-	// rather than a string per message (strchunk); write paths only.
+	// text keeps the text and ts of the messages posted since the world
+	// was decoded, many to a chunk, so that a collection marks a few
+	// chunks rather than two strings per message (strchunk); write paths
+	// only. A message's ts is never given up (it names the message for
+	// good; a deleted message's few bytes stay until the next compaction).
 	text strchunk.Store
 }
 
@@ -178,12 +180,18 @@ func (c *Channel) setText(m *Message, text string) {
 	c.rekeepText()
 }
 
-// rekeepText keeps c's message texts in new chunks once those it gave up
-// are more than half of what its chunks hold (strchunk). Write paths only.
+// rekeepText keeps c's message texts and ts in new chunks once the texts
+// it gave up are more than half of what its chunks hold (strchunk). A
+// reply's thread_ts and a parent's latest_reply, the ts of other messages
+// of c, are kept again with them, so that they hold no chunk of before.
+// Write paths only.
 func (c *Channel) rekeepText() {
 	c.text.Compact(func() {
 		for _, m := range c.Messages {
 			m.Text = c.text.Keep(m.Text)
+			m.TS = c.text.Keep(m.TS)
+			m.ThreadTS = c.text.Keep(m.ThreadTS)
+			m.LatestReply = c.text.Keep(m.LatestReply)
 		}
 	})
 }
