@@ -61,3 +61,32 @@ func BenchmarkDecodeWorld(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSnapshotSizes reports what the snapshots of a payment's events
+// are kept in against their JSON, by event type (B and json-B): a
+// customer created, a payment intent created and confirmed (its charge),
+// a product created. Its time is nothing.
+func BenchmarkSnapshotSizes(b *testing.B) {
+	ctx, w := worldWithCustomers(b, 0)
+	for name, in := range map[string]string{
+		"create_customer":       `{"email":"jo@example.com","name":"Jo Example"}`,
+		"create_payment_intent": `{"amount":2000,"currency":"usd","payment_method":"pm_card_visa","confirm":true,"automatic_payment_methods":{"enabled":true,"allow_redirects":"never"}}`,
+		"create_product":        `{"name":"Widget"}`,
+	} {
+		a, _ := New().Action(name)
+		x, err := a.Decode(json.RawMessage(in))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.Run(ctx, w, x); err != nil {
+			b.Fatal(name, err)
+		}
+	}
+	for b.Loop() {
+	}
+	for _, e := range w.Events {
+		n, _ := e.Data.Object.JSONSize()
+		b.ReportMetric(float64(len(e.Data.Object)), e.Type+"-B")
+		b.ReportMetric(float64(n), e.Type+"-json-B")
+	}
+}
