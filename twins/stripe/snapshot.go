@@ -85,8 +85,8 @@ func appendSnapshot(dst, js []byte) []byte {
 
 var errSnapshot = errors.New("stripe: corrupt event snapshot")
 
-// AppendJSON appends the snapshot's JSON to dst.
-func (s Snapshot) AppendJSON(dst []byte) ([]byte, error) {
+// appendJSON appends the snapshot's JSON to dst.
+func (s Snapshot) appendJSON(dst []byte) ([]byte, error) {
 	if s == nil {
 		return append(dst, "null"...), nil
 	}
@@ -98,7 +98,7 @@ func (s Snapshot) AppendJSON(dst []byte) ([]byte, error) {
 }
 
 // MarshalJSON is the JSON the snapshot was made of.
-func (s Snapshot) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil) }
+func (s Snapshot) MarshalJSON() ([]byte, error) { return s.appendJSON(nil) }
 
 // UnmarshalJSON keeps data, compacted, as a snapshot (null too, as a
 // json.RawMessage would).
