@@ -73,7 +73,7 @@ func (o openRow) bytes() []byte {
 }
 
 // tapeBlock is a run of rows, laid end to end as sealBlock says and
-// compressed by matching (lzCompress).
+// compressed by matching (lz.Compress).
 type tapeBlock struct {
 	first int
 	n     int
