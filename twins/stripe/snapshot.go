@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"sync"
 
 	"github.com/pomehq/pome/internal/lz"
 	"github.com/pomehq/pome/twins"
@@ -28,8 +29,11 @@ type Snapshot []byte
 // empty (shaped), and a customer as created; the commonest last (nearest
 // a snapshot, so its copies' offsets are shortest). It is made of the
 // twin's own types, so it follows them as they change; a snapshot never
-// outlives the process (the state document holds its JSON).
-var snapshotDict = lz.NewDict(func() []byte {
+// outlives the process (the state document holds its JSON). It is built
+// on first use, not at every start of the binary.
+var snapshotDict = sync.OnceValue(func() *lz.Dict { return lz.NewDict(snapshotShapes()) })
+
+func snapshotShapes() []byte {
 	var d []byte
 	cus := blankCustomer("cus_", 0, "")
 	for _, v := range []any{
@@ -44,7 +48,7 @@ var snapshotDict = lz.NewDict(func() []byte {
 		d = append(d, b...)
 	}
 	return d
-}())
+}
 
 // shaped is an empty T whose fields that point to structs point to empty
 // ones, shaped alike, down to a few levels: its JSON holds the keys of
@@ -80,7 +84,7 @@ func init() { twins.AnyJSON(reflect.TypeFor[Snapshot]()) }
 // appendSnapshot appends js, compact JSON, to dst as a Snapshot's bytes.
 func appendSnapshot(dst, js []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(js)))
-	return snapshotDict.Compress(dst, js)
+	return snapshotDict().Compress(dst, js)
 }
 
 var errSnapshot = errors.New("stripe: corrupt event snapshot")
@@ -94,7 +98,7 @@ func (s Snapshot) appendJSON(dst []byte) ([]byte, error) {
 	if k <= 0 || raw > 1<<30 {
 		return nil, errSnapshot
 	}
-	return snapshotDict.Decompress(dst, s[k:], int(raw))
+	return snapshotDict().Decompress(dst, s[k:], int(raw))
 }
 
 // MarshalJSON is the JSON the snapshot was made of.
